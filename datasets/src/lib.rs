@@ -1,0 +1,21 @@
+//! # cascade-datasets
+//!
+//! Loaders for the common public layouts of each domain (MATH, GSM8K, AIME-style
+//! JSONL; IFEval's `input_data.jsonl`; HumanEval/MBPP, LiveCodeBench, APPS; SWE-bench
+//! JSONL), each turning a public row into the row layout its environment reads
+//! (`../shared/SPEC.md`). The bundled samples live beside this crate in
+//! `datasets/<domain>/`, written by the team.
+//!
+//! ## What this crate may not do
+//! - It downloads nothing: users point it at files they have.
+//! - It never drops or reorders rows: a row it cannot convert is an error naming the
+//!   file and line.
+
+pub mod error;
+
+pub use error::LoadError;
+
+/// The folder holding the bundled samples (`datasets/` in the source tree).
+pub fn bundled_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}

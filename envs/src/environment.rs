@@ -1,0 +1,41 @@
+//! The `Environment` trait: one domain's prompt rendering and reward.
+
+use cascade_verifiers::{FieldError, Reward, Sample};
+use serde::{Deserialize, Serialize};
+
+/// One chat message of a prompt, in the usual `{role, content}` shape.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    pub role: String,
+    pub content: String,
+}
+
+impl ChatMessage {
+    pub fn system(content: impl Into<String>) -> Self {
+        Self {
+            role: "system".into(),
+            content: content.into(),
+        }
+    }
+    pub fn user(content: impl Into<String>) -> Self {
+        Self {
+            role: "user".into(),
+            content: content.into(),
+        }
+    }
+}
+
+/// A domain environment. Implementations are shared across threads and called
+/// concurrently; they must be deterministic and must not panic on any sample.
+pub trait Environment: Send + Sync {
+    /// The registry name, e.g. `math`.
+    fn name(&self) -> &str;
+
+    /// Turns a dataset row (a sample without `response`) into the chat prompt the
+    /// policy sees.
+    fn prompt(&self, row: &Sample) -> Result<Vec<ChatMessage>, FieldError>;
+
+    /// Scores one sample: the row plus the model's `response`. A malformed sample is
+    /// `Reward::error(..)`, never a panic.
+    fn score(&self, sample: &Sample) -> Reward;
+}

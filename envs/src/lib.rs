@@ -1,0 +1,34 @@
+//! # cascade-envs
+//!
+//! Domain environments: each turns a dataset row into a chat prompt and a model
+//! response into a [`Reward`], using the pure checks of `cascade-verifiers` and, for
+//! code, the sandbox of `cascade-sandboxes`. The [`Registry`] finds every environment
+//! and verifier plugin linked into the binary by name.
+//!
+//! ```
+//! use cascade_envs::Registry;
+//! let registry = Registry::discover().unwrap();
+//! assert!(registry.names().count() > 0);
+//! ```
+//!
+//! Adding an environment is one file in `src/` (the type, its config and an
+//! `inventory::submit!` of an [`EnvPlugin`]) plus its `mod` line below. Crates outside
+//! this one register the same way, without editing it (see `examples/plugin-verifier`).
+//!
+//! ## What this crate may not do
+//! - It never trains and never knows who consumes rewards (the CLI, a service, the
+//!   trainer): it only produces them.
+//! - It runs no untrusted code itself: model programs only ever run inside
+//!   `cascade-sandboxes`.
+//! - It never panics or aborts a batch on a bad sample: that sample gets reward 0 and
+//!   `details.error` naming what was wrong.
+
+pub mod config;
+pub mod environment;
+pub mod registry;
+pub mod verifier_env;
+
+pub use cascade_verifiers::{inventory, Reward, Sample};
+pub use config::{ConfigError, EnvConfig};
+pub use environment::{ChatMessage, Environment};
+pub use registry::{EnvPlugin, Listing, Registry, RegistryError};

@@ -1,0 +1,147 @@
+//! `cascade check`: re-score and compare with stored scores, for reproducing rewards
+//! in CI. Any difference in reward or details is a mismatch (exit 1) with a readable
+//! diff; an unreadable expected file is exit 2.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Args;
+use serde_json::{Map, Value};
+
+use super::batch::{score_all, ResultLine};
+use super::jsonl::{read_samples, NumberedSample};
+use super::score::build_env;
+use super::summary::Summary;
+use super::Failure;
+
+#[derive(Args)]
+pub struct CheckArgs {
+    /// Environment name (see `cascade envs`).
+    #[arg(long)]
+    pub env: String,
+    /// Input samples, one JSON object per line.
+    #[arg(long)]
+    pub input: PathBuf,
+    /// Stored results (the output of `cascade score`).
+    #[arg(long)]
+    pub expected: PathBuf,
+    /// Scoring threads (0 = all cores).
+    #[arg(long, default_value_t = 0)]
+    pub jobs: usize,
+    /// Environment setting, KEY=VALUE (repeatable).
+    #[arg(long = "config", value_name = "KEY=VALUE")]
+    pub config: Vec<String>,
+}
+
+pub fn run(args: CheckArgs) -> Result<(), Failure> {
+    let env = build_env(&args.env, &args.config, &args.input)?;
+    let samples = read_samples(&args.input).map_err(Failure::usage)?;
+    let expected = read_samples(&args.expected).map_err(Failure::usage)?;
+    let started = Instant::now();
+    let actual = score_all(env.as_ref(), &samples, args.jobs)?;
+    eprint!("{}", Summary::new(&args.env, &actual, started.elapsed()));
+
+    let report = diff(&samples, &actual, &expected);
+    if report.mismatches == 0 {
+        eprintln!("check passed: {} lines match {}", actual.len(), args.expected.display());
+        return Ok(());
+    }
+    print!("{}", report.text);
+    Err(Failure::CheckFailed(format!(
+        "check failed: {} of {} lines differ from {}",
+        report.mismatches,
+        actual.len().max(expected.len()),
+        args.expected.display()
+    )))
+}
+
+struct DiffReport {
+    mismatches: usize,
+    text: String,
+}
+
+fn diff(samples: &[NumberedSample], actual: &[ResultLine], expected: &[NumberedSample]) -> DiffReport {
+    let mut text = String::new();
+    let mut mismatches = 0;
+    for i in 0..actual.len().max(expected.len()) {
+        match (actual.get(i), expected.get(i)) {
+            (Some(got), Some(want)) => {
+                let lines = compare(got, want.sample.value());
+                if !lines.is_empty() {
+                    mismatches += 1;
+                    let _ = writeln!(
+                        text,
+                        "input line {} (id {}):",
+                        samples[i].line, got.id
+                    );
+                    for l in lines {
+                        let _ = writeln!(text, "  {l}");
+                    }
+                }
+            }
+            (Some(got), None) => {
+                mismatches += 1;
+                let _ = writeln!(
+                    text,
+                    "input line {} (id {}): no expected line (expected file is shorter)",
+                    samples[i].line, got.id
+                );
+            }
+            (None, Some(want)) => {
+                mismatches += 1;
+                let _ = writeln!(
+                    text,
+                    "expected line {}: no input sample (input file is shorter)",
+                    want.line
+                );
+            }
+            (None, None) => {}
+        }
+    }
+    DiffReport { mismatches, text }
+}
+
+/// Human-readable differences between a fresh result and a stored one.
+fn compare(got: &ResultLine, want: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let want_id = want.get("id").cloned().unwrap_or(Value::Null);
+    if want_id != got.id {
+        out.push(format!("id: expected {want_id}, got {}", got.id));
+    }
+    match want.get("reward").and_then(Value::as_f64) {
+        Some(r) if r == got.reward => {}
+        Some(r) => out.push(format!("reward: expected {r}, got {}", got.reward)),
+        None => out.push("reward: missing or not a number in the expected line".into()),
+    }
+    let empty = Map::new();
+    let want_details = want.get("details").and_then(Value::as_object).unwrap_or(&empty);
+    diff_objects("details", want_details, &got.details, &mut out);
+    out
+}
+
+fn diff_objects(path: &str, want: &Map<String, Value>, got: &Map<String, Value>, out: &mut Vec<String>) {
+    let mut keys: Vec<&String> = want.keys().chain(got.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    for key in keys {
+        let here = format!("{path}.{key}");
+        match (want.get(key), got.get(key)) {
+            (Some(Value::Object(w)), Some(Value::Object(g))) => diff_objects(&here, w, g, out),
+            (Some(w), Some(g)) if w == g => {}
+            (Some(w), Some(g)) => out.push(format!("{here}: expected {}, got {}", brief(w), brief(g))),
+            (Some(w), None) => out.push(format!("{here}: expected {}, now absent", brief(w))),
+            (None, Some(g)) => out.push(format!("{here}: not expected, got {}", brief(g))),
+            (None, None) => {}
+        }
+    }
+}
+
+fn brief(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 120 {
+        format!("{}…", s.chars().take(120).collect::<String>())
+    } else {
+        s
+    }
+}

@@ -1,0 +1,54 @@
+//! Argument parsing and dispatch. Each subcommand lives in its own module; they share
+//! the JSONL reader and the batch scorer.
+
+mod batch;
+mod check;
+mod envs;
+mod exit;
+mod jsonl;
+mod score;
+mod summary;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+pub use exit::Failure;
+
+#[derive(Parser)]
+#[command(name = "cascade", version, about = "Verifiable-reward environments and the Cascade RL loop")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Score every line of a JSONL file; one result line per input line, same order.
+    Score(score::ScoreArgs),
+    /// Re-score and compare with stored scores; exit 1 with a diff on any mismatch.
+    Check(check::CheckArgs),
+    /// List every environment and verifier plugin, with where it came from.
+    Envs,
+}
+
+/// Parses the command line, runs the command and maps failures to exit codes:
+/// 0 success, 1 a check failed, 2 unusable arguments or input.
+pub fn run() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let result = match cli.command {
+        Command::Score(args) => score::run(args),
+        Command::Check(args) => check::run(args),
+        Command::Envs => envs::run(),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => failure.report(),
+    }
+}

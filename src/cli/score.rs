@@ -1,0 +1,93 @@
+//! `cascade score`: score every line of a JSONL file.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context;
+use cascade_envs::{EnvConfig, Environment, Registry};
+use clap::Args;
+
+use super::batch::{score_all, ResultLine};
+use super::jsonl::read_samples;
+use super::summary::Summary;
+use super::Failure;
+
+#[derive(Args)]
+pub struct ScoreArgs {
+    /// Environment name (see `cascade envs`).
+    #[arg(long)]
+    pub env: String,
+    /// Input samples, one JSON object per line.
+    #[arg(long)]
+    pub input: PathBuf,
+    /// Where to write results; stdout when absent.
+    #[arg(long)]
+    pub output: Option<PathBuf>,
+    /// Scoring threads (0 = all cores).
+    #[arg(long, default_value_t = 0)]
+    pub jobs: usize,
+    /// Environment setting, KEY=VALUE (repeatable), e.g. `--config fractional=true`.
+    #[arg(long = "config", value_name = "KEY=VALUE")]
+    pub config: Vec<String>,
+}
+
+pub fn run(args: ScoreArgs) -> Result<(), Failure> {
+    let env = build_env(&args.env, &args.config, &args.input)?;
+    let samples = read_samples(&args.input).map_err(Failure::usage)?;
+    let started = Instant::now();
+    let results = score_all(env.as_ref(), &samples, args.jobs)?;
+    let summary = Summary::new(&args.env, &results, started.elapsed());
+    match &args.output {
+        Some(path) => write_atomically(path, &results)?,
+        None => {
+            let mut out = std::io::stdout().lock();
+            write_lines(&mut out, &results).context("cannot write to stdout")?;
+        }
+    }
+    eprint!("{summary}");
+    Ok(())
+}
+
+/// Builds the named environment. Relative paths inside samples (e.g. `swe`'s `repo`)
+/// resolve against the input file's folder.
+pub fn build_env(
+    name: &str,
+    pairs: &[String],
+    input: &Path,
+) -> Result<Box<dyn Environment>, Failure> {
+    let registry = Registry::discover().map_err(Failure::usage)?;
+    let dir = input
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let config = EnvConfig::from_pairs(pairs.iter().map(String::as_str))
+        .map_err(Failure::usage)?
+        .with_base_dir(dir);
+    registry.create(name, &config).map_err(Failure::usage)
+}
+fn write_lines(out: &mut impl Write, results: &[ResultLine]) -> std::io::Result<()> {
+    for r in results {
+        writeln!(out, "{}", r.to_json())?;
+    }
+    out.flush()
+}
+
+/// Writes to a temporary file beside `path`, then renames it into place, so an
+/// interrupted run never leaves a complete-looking partial file.
+fn write_atomically(path: &Path, results: &[ResultLine]) -> anyhow::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    {
+        let mut buffered = std::io::BufWriter::new(tmp.as_file_mut());
+        write_lines(&mut buffered, results)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    tmp.persist(path)
+        .with_context(|| format!("cannot move the results into {}", path.display()))?;
+    Ok(())
+}
