@@ -11,7 +11,11 @@
 //! - It never drops or reorders rows: a row it cannot convert is an error naming the
 //!   file and line.
 
+pub mod code;
 pub mod error;
+pub mod ifeval;
+pub mod math;
+pub mod swe;
 
 pub use error::LoadError;
 

@@ -23,9 +23,13 @@
 //! - It never panics or aborts a batch on a bad sample: that sample gets reward 0 and
 //!   `details.error` naming what was wrong.
 
+pub mod code;
 pub mod config;
 pub mod environment;
+pub mod ifeval;
+pub mod math;
 pub mod registry;
+pub mod swe;
 pub mod verifier_env;
 
 pub use cascade_verifiers::{inventory, Reward, Sample};

@@ -24,8 +24,13 @@
 //! - No randomness except from explicit, fixed seeds: the same input gives the same
 //!   reward byte for byte on every machine.
 
+pub mod ifeval;
+pub mod math;
+pub mod output;
+pub mod patch;
 pub mod reward;
 pub mod sample;
+pub mod testlog;
 pub mod verifier;
 
 pub use reward::Reward;
