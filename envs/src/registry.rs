@@ -138,10 +138,13 @@ impl Registry {
         name: &str,
         config: &EnvConfig,
     ) -> Result<Box<dyn Environment>, RegistryError> {
-        let entry = self.entries.get(name).ok_or_else(|| RegistryError::Unknown {
-            name: name.to_owned(),
-            known: self.names().map(str::to_owned).collect(),
-        })?;
+        let entry = self
+            .entries
+            .get(name)
+            .ok_or_else(|| RegistryError::Unknown {
+                name: name.to_owned(),
+                known: self.names().map(str::to_owned).collect(),
+            })?;
         Ok((entry.make)(config)?)
     }
 

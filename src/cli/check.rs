@@ -44,7 +44,11 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
 
     let report = diff(&samples, &actual, &expected);
     if report.mismatches == 0 {
-        eprintln!("check passed: {} lines match {}", actual.len(), args.expected.display());
+        eprintln!(
+            "check passed: {} lines match {}",
+            actual.len(),
+            args.expected.display()
+        );
         return Ok(());
     }
     print!("{}", report.text);
@@ -61,7 +65,11 @@ struct DiffReport {
     text: String,
 }
 
-fn diff(samples: &[NumberedSample], actual: &[ResultLine], expected: &[NumberedSample]) -> DiffReport {
+fn diff(
+    samples: &[NumberedSample],
+    actual: &[ResultLine],
+    expected: &[NumberedSample],
+) -> DiffReport {
     let mut text = String::new();
     let mut mismatches = 0;
     for i in 0..actual.len().max(expected.len()) {
@@ -73,7 +81,8 @@ fn diff(samples: &[NumberedSample], actual: &[ResultLine], expected: &[NumberedS
                     let _ = writeln!(
                         text,
                         "input line {} (id {}):",
-                        samples[i].line, got.id
+                        input_line(samples, i),
+                        got.id
                     );
                     for l in lines {
                         let _ = writeln!(text, "  {l}");
@@ -85,7 +94,8 @@ fn diff(samples: &[NumberedSample], actual: &[ResultLine], expected: &[NumberedS
                 let _ = writeln!(
                     text,
                     "input line {} (id {}): no expected line (expected file is shorter)",
-                    samples[i].line, got.id
+                    input_line(samples, i),
+                    got.id
                 );
             }
             (None, Some(want)) => {
@@ -102,6 +112,10 @@ fn diff(samples: &[NumberedSample], actual: &[ResultLine], expected: &[NumberedS
     DiffReport { mismatches, text }
 }
 
+fn input_line(samples: &[NumberedSample], index: usize) -> usize {
+    samples.get(index).map_or(0, |s| s.line)
+}
+
 /// Human-readable differences between a fresh result and a stored one.
 fn compare(got: &ResultLine, want: &Value) -> Vec<String> {
     let mut out = Vec::new();
@@ -115,12 +129,20 @@ fn compare(got: &ResultLine, want: &Value) -> Vec<String> {
         None => out.push("reward: missing or not a number in the expected line".into()),
     }
     let empty = Map::new();
-    let want_details = want.get("details").and_then(Value::as_object).unwrap_or(&empty);
+    let want_details = want
+        .get("details")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
     diff_objects("details", want_details, &got.details, &mut out);
     out
 }
 
-fn diff_objects(path: &str, want: &Map<String, Value>, got: &Map<String, Value>, out: &mut Vec<String>) {
+fn diff_objects(
+    path: &str,
+    want: &Map<String, Value>,
+    got: &Map<String, Value>,
+    out: &mut Vec<String>,
+) {
     let mut keys: Vec<&String> = want.keys().chain(got.keys()).collect();
     keys.sort();
     keys.dedup();
@@ -129,7 +151,9 @@ fn diff_objects(path: &str, want: &Map<String, Value>, got: &Map<String, Value>,
         match (want.get(key), got.get(key)) {
             (Some(Value::Object(w)), Some(Value::Object(g))) => diff_objects(&here, w, g, out),
             (Some(w), Some(g)) if w == g => {}
-            (Some(w), Some(g)) => out.push(format!("{here}: expected {}, got {}", brief(w), brief(g))),
+            (Some(w), Some(g)) => {
+                out.push(format!("{here}: expected {}, got {}", brief(w), brief(g)))
+            }
             (Some(w), None) => out.push(format!("{here}: expected {}, now absent", brief(w))),
             (None, Some(g)) => out.push(format!("{here}: not expected, got {}", brief(g))),
             (None, None) => {}

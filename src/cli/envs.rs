@@ -7,10 +7,21 @@ use super::Failure;
 pub fn run() -> Result<(), Failure> {
     let registry = Registry::discover().map_err(Failure::usage)?;
     let listings = registry.listings();
-    let width = listings.iter().map(|l| l.name.len()).max().unwrap_or(4).max(4);
-    println!("{:<width$}  {:<11}  {:<22}  description", "name", "kind", "from");
+    let width = listings
+        .iter()
+        .map(|l| l.name.len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    println!(
+        "{:<width$}  {:<11}  {:<22}  description",
+        "name", "kind", "from"
+    );
     for l in listings {
-        println!("{:<width$}  {:<11}  {:<22}  {}", l.name, l.kind, l.origin, l.description);
+        println!(
+            "{:<width$}  {:<11}  {:<22}  {}",
+            l.name, l.kind, l.origin, l.description
+        );
     }
     Ok(())
 }

@@ -16,7 +16,11 @@ use clap::{Parser, Subcommand};
 pub use exit::Failure;
 
 #[derive(Parser)]
-#[command(name = "cascade", version, about = "Verifiable-reward environments and the Cascade RL loop")]
+#[command(
+    name = "cascade",
+    version,
+    about = "Verifiable-reward environments and the Cascade RL loop"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

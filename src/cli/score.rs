@@ -75,13 +75,20 @@ fn write_lines(out: &mut impl Write, results: &[ResultLine]) -> std::io::Result<
 
 /// Writes to a temporary file beside `path`, then renames it into place, so an
 /// interrupted run never leaves a complete-looking partial file.
-fn write_atomically(path: &Path, results: &[ResultLine]) -> anyhow::Result<()> {
+fn write_atomically(path: &Path, results: &[ResultLine]) -> Result<(), Failure> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
+    // A folder that cannot take the output is an unusable argument (exit 2).
     let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+        .with_context(|| {
+            format!(
+                "cannot write the output {}: its folder is not writable",
+                path.display()
+            )
+        })
+        .map_err(Failure::usage)?;
     {
         let mut buffered = std::io::BufWriter::new(tmp.as_file_mut());
         write_lines(&mut buffered, results)

@@ -24,6 +24,7 @@
 //! - No randomness except from explicit, fixed seeds: the same input gives the same
 //!   reward byte for byte on every machine.
 
+pub mod exact_match;
 pub mod ifeval;
 pub mod math;
 pub mod output;

@@ -99,7 +99,10 @@ impl Sample {
     pub fn opt_f64_field(&self, field: &str) -> Result<Option<f64>, FieldError> {
         match self.get(field) {
             None | Some(Value::Null) => Ok(None),
-            Some(v) => v.as_f64().map(Some).ok_or_else(|| wrong(field, "a number", v)),
+            Some(v) => v
+                .as_f64()
+                .map(Some)
+                .ok_or_else(|| wrong(field, "a number", v)),
         }
     }
 

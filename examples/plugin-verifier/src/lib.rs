@@ -9,30 +9,35 @@
 
 use cascade_verifiers::{inventory, Reward, Sample, Verifier, VerifierPlugin};
 
-/// Reward 1 when the trimmed response equals the sample's `answer` field,
-/// ignoring ASCII case.
-pub struct CaseInsensitiveMatch;
+/// Reward 1 when the response has at most `max_words` whitespace-separated words.
+pub struct WordBudget;
 
-impl Verifier for CaseInsensitiveMatch {
+impl Verifier for WordBudget {
     fn name(&self) -> &str {
-        "exact_match_nocase"
+        "word_budget"
     }
 
     fn verify(&self, sample: &Sample) -> Reward {
-        let (response, answer) = match (sample.response(), sample.str_field("answer")) {
-            (Ok(r), Ok(a)) => (r, a),
-            (Err(e), _) | (_, Err(e)) => return Reward::error(e.to_string()),
+        let budget = match sample.require("max_words").map(|v| v.as_u64()) {
+            Ok(Some(n)) => n,
+            Ok(None) => return Reward::error("field `max_words` must be a whole number"),
+            Err(e) => return Reward::error(e.to_string()),
         };
-        Reward::pass_fail(response.trim().eq_ignore_ascii_case(answer.trim()))
-            .with("expected", answer)
+        match sample.response() {
+            Ok(text) => {
+                let words = text.split_whitespace().count() as u64;
+                Reward::pass_fail(words <= budget).with("words", words)
+            }
+            Err(e) => Reward::error(e.to_string()),
+        }
     }
 }
 
 inventory::submit! {
     VerifierPlugin {
-        name: "exact_match_nocase",
+        name: "word_budget",
         origin: env!("CARGO_PKG_NAME"),
-        description: "trimmed response equals `answer`, ignoring ASCII case",
-        make: || Box::new(CaseInsensitiveMatch),
+        description: "response has at most `max_words` words",
+        make: || Box::new(WordBudget),
     }
 }
