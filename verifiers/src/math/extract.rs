@@ -275,13 +275,15 @@ fn math_segments(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
-        let (open, close): (&str, &str) = if text[i..].starts_with("$$") {
+        // Byte-wise: every delimiter is ASCII, so matches fall on character boundaries.
+        let rest = &bytes[i..];
+        let (open, close): (&str, &str) = if rest.starts_with(b"$$") {
             ("$$", "$$")
         } else if bytes[i] == b'$' {
             ("$", "$")
-        } else if text[i..].starts_with("\\(") {
+        } else if rest.starts_with(b"\\(") {
             ("\\(", "\\)")
-        } else if text[i..].starts_with("\\[") {
+        } else if rest.starts_with(b"\\[") {
             ("\\[", "\\]")
         } else {
             if bytes[i] == b'\\' {
@@ -307,7 +309,7 @@ fn find_unescaped(hay: &str, needle: &str) -> Option<usize> {
     let bytes = hay.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        if hay[i..].starts_with(needle) {
+        if bytes[i..].starts_with(needle.as_bytes()) {
             // `\]` and `\)` are themselves escapes: only `$` needs the check.
             return Some(i);
         }

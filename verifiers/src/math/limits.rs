@@ -10,8 +10,9 @@
 pub const MAX_RESPONSE_BYTES: usize = 1 << 20;
 /// Longest extracted answer (or gold answer) that is parsed, in bytes.
 pub const MAX_ANSWER_BYTES: usize = 4096;
-/// Deepest nesting of brackets, fractions or powers the parser follows.
-pub const MAX_DEPTH: usize = 48;
+/// Deepest recursion of the parser (about six frames per nesting level of brackets,
+/// fractions or powers, so roughly 25 levels).
+pub const MAX_DEPTH: usize = 160;
 /// Most tokens in one answer.
 pub const MAX_TOKENS: usize = 2048;
 /// Most bits in any exact integer (numerator or denominator) we build (≈ 19,700 digits,

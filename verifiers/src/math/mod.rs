@@ -132,6 +132,9 @@ pub fn equivalent(answer: &str, gold: &str) -> MathVerdict {
 }
 
 fn decide(answer: &str, gold: &str, budget: &mut Budget, out: &mut MathVerdict) -> Outcome {
+    if answer.len() > limits::MAX_ANSWER_BYTES || gold.len() > limits::MAX_ANSWER_BYTES {
+        return Outcome::Undecidable(LimitHit::AnswerTooLong);
+    }
     if squash(answer) == squash(gold) && !squash(gold).is_empty() {
         return Outcome::Equal("same text");
     }
