@@ -110,7 +110,13 @@ fn megabyte_inputs_finish() {
 
 #[test]
 fn deep_nesting_is_refused_not_overflowed() {
-    for (open, close) in [("{", "}"), ("(", ")"), ("\\frac{1}{", "}"), ("\\sqrt{", "}"), ("2^{", "}")] {
+    for (open, close) in [
+        ("{", "}"),
+        ("(", ")"),
+        ("\\frac{1}{", "}"),
+        ("\\sqrt{", "}"),
+        ("2^{", "}"),
+    ] {
         let deep = format!("{}1{}", open.repeat(1000), close.repeat(1000));
         let v = equivalent(&deep, "1");
         assert!(!v.correct, "{open}");
