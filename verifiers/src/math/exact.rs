@@ -71,12 +71,16 @@ fn rat(n: i64) -> BigRational {
 }
 
 /// Fails when a rational has grown beyond the bit limit; charges for its size.
+///
+/// Every rational operation reduces by a gcd, whose cost grows with the square of the
+/// operand length, so the charge does too: with `w` 64-bit words, `12 + w + w²`.
 fn check_size(q: &BigRational, budget: &mut Budget) -> Arith<()> {
     let bits = q.numer().bits().max(q.denom().bits());
     if bits > MAX_BITS {
         return Err(LimitHit::NumberTooLarge.into());
     }
-    budget.charge(1 + bits / 64)?;
+    let words = bits / 64;
+    budget.charge(12 + words + words * words)?;
     Ok(())
 }
 
@@ -106,7 +110,8 @@ pub fn pow_rational(base: &BigRational, exp: &BigInt, budget: &mut Budget) -> Ar
         .to_u64()
         .filter(|e| e.saturating_mul(magnitude.saturating_sub(1)) <= MAX_BITS)
         .ok_or(LimitHit::NumberTooLarge)?;
-    budget.charge(1 + e.saturating_mul(magnitude) / 64)?;
+    let words = e.saturating_mul(magnitude) / 64;
+    budget.charge(12 + words + words.saturating_mul(words))?;
     let powered = num_traits::pow(base.clone(), e as usize);
     check_size(&powered, budget)?;
     Ok(if exp.is_negative() {
@@ -188,7 +193,7 @@ impl Poly {
     }
 
     fn add_term(&mut self, factors: Factors, coeff: BigRational, budget: &mut Budget) -> Arith<()> {
-        budget.charge(1)?;
+        budget.charge(12 + factors.len() as u64)?;
         match self.terms.get_mut(&factors) {
             Some(c) => {
                 *c += coeff;
@@ -228,7 +233,7 @@ impl Poly {
     }
 
     pub fn mul(&self, other: &Poly, budget: &mut Budget) -> Arith<Poly> {
-        budget.charge((self.len() * other.len()) as u64)?;
+        budget.charge(40 * (self.len() * other.len()) as u64)?;
         let mut out = Poly::zero();
         for a in self.monomials() {
             for b in other.monomials() {
@@ -294,7 +299,7 @@ impl Monomial {
         exp: BigRational,
         budget: &mut Budget,
     ) -> Arith<Monomial> {
-        budget.charge(1)?;
+        budget.charge(12 + self.factors.len() as u64)?;
         let at = self.factors.binary_search_by(|(a, _)| a.cmp(&atom));
         let total = match at {
             Ok(k) => {
@@ -670,13 +675,26 @@ impl fmt::Display for Atom {
     }
 }
 
+/// Decimal for ordinary sizes; hexadecimal beyond [`DECIMAL_DISPLAY_BITS`], because
+/// decimal conversion of a huge number costs more than the whole comparison.
 fn fmt_rational(q: &BigRational) -> String {
+    let int = |n: &BigInt| {
+        if n.bits() > DECIMAL_DISPLAY_BITS {
+            let sign = if n.is_negative() { "-" } else { "" };
+            format!("{sign}0x{}", n.magnitude().to_str_radix(16))
+        } else {
+            n.to_string()
+        }
+    };
     if q.is_integer() {
-        q.numer().to_string()
+        int(q.numer())
     } else {
-        format!("{}/{}", q.numer(), q.denom())
+        format!("{}/{}", int(q.numer()), int(q.denom()))
     }
 }
+
+/// Largest number shown in decimal in normal forms.
+const DECIMAL_DISPLAY_BITS: u64 = 1024;
 
 impl fmt::Display for Monomial {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

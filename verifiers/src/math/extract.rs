@@ -326,8 +326,11 @@ fn clean(raw: &str) -> String {
     let mut s = raw.trim();
     loop {
         let before = s;
+        for spacing in ["\\,", "\\;", "\\:", "\\!", "\\quad", "\\qquad", "\\ "] {
+            s = s.strip_suffix(spacing).unwrap_or(s).trim_end();
+        }
         s = s.trim_matches('*').trim();
-        s = s.trim_end_matches(['.', ',', ';']).trim();
+        s = trim_end_punctuation(s);
         for (open, close) in [("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")] {
             if let Some(inner) = s.strip_prefix(open).and_then(|x| x.strip_suffix(close)) {
                 s = inner.trim();
@@ -338,6 +341,17 @@ fn clean(raw: &str) -> String {
         }
     }
     s.to_owned()
+}
+
+/// Drops trailing `.`, `,`, `;` unless escaped (`\,` is a LaTeX space, handled above).
+fn trim_end_punctuation(mut s: &str) -> &str {
+    while let Some(rest) = s.strip_suffix(['.', ',', ';']) {
+        if rest.ends_with('\\') {
+            break;
+        }
+        s = rest.trim_end();
+    }
+    s
 }
 
 /// A line that is an expression rather than prose: no word of three or more letters

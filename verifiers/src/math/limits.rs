@@ -15,21 +15,22 @@ pub const MAX_ANSWER_BYTES: usize = 4096;
 pub const MAX_DEPTH: usize = 160;
 /// Most tokens in one answer.
 pub const MAX_TOKENS: usize = 2048;
-/// Most bits in any exact integer (numerator or denominator) we build (≈ 19,700 digits,
-/// enough for `2006!`).
-pub const MAX_BITS: u64 = 65_536;
+/// Most bits in any exact integer (numerator or denominator) we build (≈ 4,900 digits,
+/// enough for `1000!`; `2006!` is beyond it).
+pub const MAX_BITS: u64 = 16_384;
 /// Largest integer exponent applied to a sum (expansion of `(a+b)^n`).
 pub const MAX_EXPAND_EXPONENT: u64 = 64;
 /// Most terms in one polynomial.
 pub const MAX_TERMS: usize = 256;
-/// Largest `n` for `n!`.
+/// Largest `n` for `n!` (the bit limit usually stops it earlier).
 pub const MAX_FACTORIAL: u64 = 5_000;
 /// Most digits written in one numeral (before any arithmetic).
 pub const MAX_NUMERAL_DIGITS: usize = 2_000;
 /// Most elements of a set, tuple or matrix.
 pub const MAX_ELEMENTS: usize = 64;
-/// Work units one check may spend (roughly: machine-word operations / 64).
-pub const WORK_BUDGET: u64 = 4_000_000;
+/// Work units one check may spend. Charges are calibrated so that a unit is roughly
+/// 20–60 ns of work on a 2020s server core, making the whole budget a few milliseconds.
+pub const WORK_BUDGET: u64 = 120_000;
 
 /// Why a check stopped before deciding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -53,6 +53,15 @@ pub use limits::{Budget, LimitHit};
 pub use parser::{parse, ParseError, Parsed};
 pub use verifier::MathVerifier;
 
+/// Work units one check spent (see `limits`), for calibration and benchmarks.
+pub fn work_spent(answer: &str, gold: &str) -> u64 {
+    let gold = clean_gold(gold);
+    let mut budget = Budget::default();
+    let mut scratch = no_answer("");
+    decide(answer, &gold, &mut budget, &mut scratch);
+    limits::WORK_BUDGET - budget.left()
+}
+
 use normal::normalize;
 
 /// The full verdict on one (response, gold) pair.
@@ -154,20 +163,22 @@ fn decide(answer: &str, gold: &str, budget: &mut Budget, out: &mut MathVerdict) 
         Err(ParseError::Limit(l)) => return Outcome::Undecidable(l),
         Err(ParseError::Syntax(_)) => return Outcome::NotEqual("answer is not parseable"),
     };
-    out.normal_form = normal_form_text(&a.expr, budget);
-    out.gold_normal_form = normal_form_text(&g.expr, budget);
     if !g.units.is_empty() && !a.units.is_empty() && unit_keys(&g.units) != unit_keys(&a.units) {
         return Outcome::NotEqual("units differ");
     }
-    equivalence::compare(&g.expr, &a.expr, budget)
-}
-
-/// The display of a scalar's normal form (for `details`), when cheap to get.
-fn normal_form_text(e: &Expr, budget: &mut Budget) -> Option<String> {
-    if !e.is_scalar() {
-        return None;
+    let mut known = Vec::new();
+    for (e, slot) in [
+        (&a.expr, &mut out.normal_form),
+        (&g.expr, &mut out.gold_normal_form),
+    ] {
+        if e.is_scalar() {
+            if let Ok(v) = normalize(e, budget) {
+                *slot = Some(v.to_string());
+                known.push((e, v));
+            }
+        }
     }
-    normalize(e, budget).ok().map(|v| v.to_string())
+    equivalence::compare_with_known(&g.expr, &a.expr, known, budget)
 }
 
 /// The answer text with spacing and presentation commands removed, for the

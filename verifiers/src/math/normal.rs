@@ -12,7 +12,7 @@ use num_traits::{One, Signed, ToPrimitive, Zero};
 
 use super::exact::{Arith, ArithError, Atom, Value};
 use super::expr::{Constant, Expr, Func};
-use super::limits::{Budget, LimitHit, MAX_DEPTH, MAX_FACTORIAL};
+use super::limits::{Budget, LimitHit, MAX_BITS, MAX_DEPTH, MAX_FACTORIAL};
 
 /// Why an expression has no normal form.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,7 +55,7 @@ impl Normalizer<'_> {
         if self.depth > MAX_DEPTH * 2 {
             return Err(LimitHit::TooDeep.into());
         }
-        self.budget.charge(1)?;
+        self.budget.charge(10)?;
         let out = self.value_inner(e);
         self.depth -= 1;
         out
@@ -241,6 +241,9 @@ fn factorial(n: &BigInt, budget: &mut Budget) -> Arith<BigRational> {
     for k in 2..=n {
         budget.charge(1 + acc.bits() / 64)?;
         acc *= k;
+        if acc.bits() > MAX_BITS {
+            return Err(LimitHit::NumberTooLarge.into());
+        }
     }
     Ok(BigRational::from_integer(acc))
 }

@@ -105,7 +105,7 @@ fn eval(e: &Expr, env: &BTreeMap<String, f64>, budget: &mut Budget, depth: usize
     if depth > MAX_DEPTH * 2 {
         return Err(LimitHit::TooDeep);
     }
-    budget.charge(1)?;
+    budget.charge(2)?;
     let d = depth + 1;
     let go = |x: &Expr, budget: &mut Budget| eval(x, env, budget, d);
     Ok(Some(match e {
