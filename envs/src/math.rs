@@ -1,1 +1,157 @@
-//! (to be written)
+//! The `math` environment: a problem becomes a chat prompt asking for a `\boxed{}`
+//! answer; a response is scored by `cascade_verifiers::math` against the row's `answer`.
+//!
+//! Rows carry the problem in `problem` (or `prompt`, or `question`) and the gold answer
+//! in `answer`. Reward 1 when the extracted answer equals the gold answer, else 0.
+//! `details`: `extracted` (string or null), `extracted_from`, `normal_form`,
+//! `gold_normal_form`, `verdict` (`correct`, `wrong`, `no_answer`, `undecidable`) and
+//! `reason`.
+
+use cascade_verifiers::math::MathVerifier;
+use cascade_verifiers::{FieldError, Reward, Sample, Verifier};
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::environment::{ChatMessage, Environment};
+use crate::registry::EnvPlugin;
+
+/// The instruction appended to every problem unless configured otherwise.
+pub const DEFAULT_INSTRUCTION: &str =
+    "Please reason step by step, and put your final answer within \\boxed{}.";
+
+/// Settings of the `math` environment.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MathConfig {
+    /// Text appended to the problem (after a blank line).
+    pub instruction: String,
+    /// An optional system message.
+    pub system_prompt: Option<String>,
+}
+
+impl Default for MathConfig {
+    fn default() -> Self {
+        Self {
+            instruction: DEFAULT_INSTRUCTION.to_owned(),
+            system_prompt: None,
+        }
+    }
+}
+
+/// The `math` environment.
+#[derive(Debug, Clone, Default)]
+pub struct MathEnv {
+    config: MathConfig,
+}
+
+impl MathEnv {
+    pub fn new(config: MathConfig) -> Self {
+        Self { config }
+    }
+}
+
+/// The problem statement of a row: `problem`, else `prompt`, else `question`.
+fn problem_text(row: &Sample) -> Result<&str, FieldError> {
+    for field in ["problem", "prompt", "question"] {
+        if let Some(v) = row.get(field) {
+            return v.as_str().ok_or_else(|| FieldError::WrongType {
+                field: field.to_owned(),
+                expected: "a string",
+                found: cascade_verifiers::sample::type_name(v),
+            });
+        }
+    }
+    Err(FieldError::Missing("problem".to_owned()))
+}
+
+impl Environment for MathEnv {
+    fn name(&self) -> &str {
+        "math"
+    }
+
+    fn prompt(&self, row: &Sample) -> Result<Vec<ChatMessage>, FieldError> {
+        let problem = problem_text(row)?;
+        let mut messages = Vec::with_capacity(2);
+        if let Some(system) = &self.config.system_prompt {
+            messages.push(ChatMessage::system(system.clone()));
+        }
+        let content = if self.config.instruction.is_empty() {
+            problem.to_owned()
+        } else {
+            format!("{problem}\n\n{}", self.config.instruction)
+        };
+        messages.push(ChatMessage::user(content));
+        Ok(messages)
+    }
+
+    fn score(&self, sample: &Sample) -> Reward {
+        if let Err(e) = sample.validate_common() {
+            return Reward::error(e.to_string()).with("extracted", Value::Null);
+        }
+        MathVerifier.verify(sample)
+    }
+}
+
+inventory::submit! {
+    EnvPlugin {
+        name: "math",
+        origin: env!("CARGO_PKG_NAME"),
+        description: "final answers (\\boxed{}, answer phrases, last line) checked for exact mathematical equivalence with `answer`",
+        make: |config| Ok(Box::new(MathEnv::new(config.parse("math")?))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{EnvConfig, Registry};
+
+    fn sample(json: &str) -> Sample {
+        Sample::from_json_line(json).unwrap()
+    }
+
+    #[test]
+    fn prompt_asks_for_a_boxed_answer() {
+        let env = MathEnv::default();
+        let msgs = env
+            .prompt(&sample(r#"{"problem": "What is 1+1?"}"#))
+            .unwrap();
+        assert_eq!(msgs.len(), 1);
+        assert!(msgs[0].content.starts_with("What is 1+1?\n\n"));
+        assert!(msgs[0].content.contains("\\boxed{}"));
+        let err = env.prompt(&sample(r#"{"id": "a"}"#)).unwrap_err();
+        assert_eq!(err, FieldError::Missing("problem".into()));
+    }
+
+    #[test]
+    fn scores_with_details() {
+        let env = MathEnv::default();
+        let r = env.score(&sample(
+            r#"{"id":"a","response":"so \\boxed{\\frac{2}{4}}","answer":"0.5"}"#,
+        ));
+        assert_eq!(r.score, 1.0);
+        assert_eq!(r.details["extracted"], "\\frac{2}{4}");
+        assert_eq!(r.details["normal_form"], "1/2");
+        assert_eq!(r.details["verdict"], "correct");
+        let r = env.score(&sample(r#"{"id":"b","response":"no idea","answer":"3"}"#));
+        assert_eq!(r.score, 0.0);
+        assert_eq!(r.details["extracted"], Value::Null);
+        assert_eq!(r.details["verdict"], "no_answer");
+        let r = env.score(&sample(r#"{"id":"c","response":"\\boxed{3}","answer":3}"#));
+        assert_eq!(r.score, 1.0);
+        let r = env.score(&sample(r#"{"id":"d","response":"\\boxed{3}"}"#));
+        assert_eq!(r.error_message(), Some("missing field `answer`"));
+    }
+
+    #[test]
+    fn registered_and_config_is_checked() {
+        let registry = Registry::discover().unwrap();
+        assert!(registry.contains("math"));
+        let bad = EnvConfig::from_pairs(["colour=red"]).unwrap();
+        assert!(registry.create("math", &bad).is_err());
+        let good = EnvConfig::from_pairs(["instruction=Answer in a box."]).unwrap();
+        let env = registry.create("math", &good).unwrap();
+        let msgs = env.prompt(&sample(r#"{"prompt": "2+2?"}"#)).unwrap();
+        assert_eq!(msgs[0].content, "2+2?\n\nAnswer in a box.");
+    }
+}

@@ -1,1 +1,230 @@
-//! (to be written)
+//! The math answer verifier: extracts the final answer from a model response and
+//! decides whether it equals the gold answer, exactly and within fixed work limits.
+//!
+//! ```
+//! use cascade_verifiers::math::check;
+//! assert!(check("so the answer is $\\boxed{\\frac{1}{\\sqrt{2}}}$", "\\frac{\\sqrt2}{2}").correct);
+//! assert!(!check("\\boxed{1+1/e}", "1-\\frac{1}{e}").correct);
+//! ```
+//!
+//! Pipeline: [`extract_answer`] (module `extract`) → [`parse`] (modules `lexer`,
+//! `parser`, tree in `expr`) → normal forms (`normal`, exact arithmetic in `exact`) →
+//! [`equivalent`] (`equivalence`, with a numeric backstop in `numeric`). All limits
+//! live in `limits`: exceeding one gives the verdict `undecidable` (reward 0); there
+//! are no timeouts, threads or signals, and the functions are safe to call from any
+//! number of threads.
+//!
+//! ## Conventions
+//! - **Decimals and fractions.** Values are compared exactly: `0.5` = `\frac12`,
+//!   `0.1+0.2` = `0.3`. A decimal is also accepted against an exact non-decimal value
+//!   (fraction, radical, π, …) when it shows at least two digits after the point and
+//!   equals that value rounded half away from zero to the digits shown: `0.33` and
+//!   `0.333` match `\frac13`, `0.3` and `0.34` do not, `3.14` matches `\pi`, `0.67`
+//!   matches `\frac23` but `0.66` does not. The rule is symmetric (a gold `3.14`
+//!   accepts `\pi`). Two decimals are only equal when exactly equal (`0.50` = `0.5`,
+//!   `0.49` ≠ `0.5`).
+//! - **Percentages.** `x\%` means `x/100`. An answer with a percent sign also matches
+//!   the bare number on the other side (`25\%` = `25`), and either side may write the
+//!   fraction (`25\%` = `0.25` = `\frac14`).
+//! - **Units and degrees.** Unit words (`cm`, `dollars`, `\text{ inches}`, …), currency
+//!   `\$` and `^\circ` are stripped. When both sides carry units they must agree.
+//! - **Equations.** `x = v` compares by `v` against a value; two equations compare as
+//!   equations (proportional `lhs − rhs`). `n = 1, 2, 3` is `n = {1, 2, 3}`.
+//! - **Sets** and bare lists are unordered; **tuples, intervals, matrices** ordered.
+//! - `\pm` yields both values, so `\pm 2` ≠ `2`.
+//! - **Multiple choice**: a single capital letter (optionally in parentheses).
+//! - Text answers compare lower-cased without spaces.
+
+mod equivalence;
+mod exact;
+mod expr;
+mod extract;
+mod lexer;
+mod limits;
+mod normal;
+mod numeric;
+mod parser;
+mod verifier;
+
+pub use equivalence::Outcome;
+pub use expr::{Constant, Expr, Func, Numeral, RelOp};
+pub use extract::{clean_gold, extract_answer, AnswerSource, Extraction};
+pub use limits::{Budget, LimitHit};
+pub use parser::{parse, ParseError, Parsed};
+pub use verifier::MathVerifier;
+
+/// Work units one check spent (see `limits`), for calibration and benchmarks.
+pub fn work_spent(answer: &str, gold: &str) -> u64 {
+    let gold = clean_gold(gold);
+    let mut budget = Budget::default();
+    let mut scratch = no_answer("");
+    decide(answer, &gold, &mut budget, &mut scratch);
+    limits::WORK_BUDGET - budget.left()
+}
+
+use normal::normalize;
+
+/// The full verdict on one (response, gold) pair.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MathVerdict {
+    /// Whether the extracted answer equals the gold answer.
+    pub correct: bool,
+    /// The extracted answer; `None` when the response has none.
+    pub extracted: Option<String>,
+    /// Where the answer was found.
+    pub source: Option<AnswerSource>,
+    /// The answer's normal form, when it has one (a value, not a structure).
+    pub normal_form: Option<String>,
+    /// The gold answer's normal form, when it has one.
+    pub gold_normal_form: Option<String>,
+    /// `correct`, `wrong`, `no_answer` or `undecidable`.
+    pub verdict: &'static str,
+    /// Why, in a few stable words.
+    pub reason: String,
+}
+
+/// Extracts the answer from `response` and compares it with `gold`.
+pub fn check(response: &str, gold: &str) -> MathVerdict {
+    let extraction = extract_answer(response);
+    let (text, source) = match extraction {
+        Extraction::Found { text, source } => (text, source),
+        Extraction::EmptyBox => return no_answer("the last \\boxed{} is empty"),
+        Extraction::NotFound => {
+            return no_answer("no boxed answer, answer phrase or final expression")
+        }
+    };
+    let mut verdict = equivalent(&text, gold);
+    verdict.extracted = Some(text);
+    verdict.source = Some(source);
+    verdict
+}
+
+fn no_answer(reason: &str) -> MathVerdict {
+    MathVerdict {
+        correct: false,
+        extracted: None,
+        source: None,
+        normal_form: None,
+        gold_normal_form: None,
+        verdict: "no_answer",
+        reason: reason.to_owned(),
+    }
+}
+
+/// Compares an already-extracted answer with a gold answer (LaTeX or plain).
+pub fn equivalent(answer: &str, gold: &str) -> MathVerdict {
+    let gold = clean_gold(gold);
+    let mut budget = Budget::default();
+    let mut out = MathVerdict {
+        correct: false,
+        extracted: Some(answer.to_owned()),
+        source: None,
+        normal_form: None,
+        gold_normal_form: None,
+        verdict: "wrong",
+        reason: String::new(),
+    };
+    let outcome = decide(answer, &gold, &mut budget, &mut out);
+    match outcome {
+        Outcome::Equal(why) => {
+            out.correct = true;
+            out.verdict = "correct";
+            out.reason = why.to_owned();
+        }
+        Outcome::NotEqual(why) => out.reason = why.to_owned(),
+        Outcome::Undecidable(limit) => {
+            out.verdict = "undecidable";
+            out.reason = format!("undecidable within limits: {}", limit.describe());
+        }
+    }
+    out
+}
+
+fn decide(answer: &str, gold: &str, budget: &mut Budget, out: &mut MathVerdict) -> Outcome {
+    if answer.len() > limits::MAX_ANSWER_BYTES || gold.len() > limits::MAX_ANSWER_BYTES {
+        return Outcome::Undecidable(LimitHit::AnswerTooLong);
+    }
+    if squash(answer) == squash(gold) && !squash(gold).is_empty() {
+        return Outcome::Equal("same text");
+    }
+    let g = match parse(gold) {
+        Ok(p) => p,
+        Err(ParseError::Limit(l)) => return Outcome::Undecidable(l),
+        Err(ParseError::Syntax(_)) => {
+            return if parser::normalize_text(answer) == parser::normalize_text(gold) {
+                Outcome::Equal("same text")
+            } else {
+                Outcome::NotEqual("gold is not math and the texts differ")
+            };
+        }
+    };
+    let a = match parse(answer) {
+        Ok(p) => p,
+        Err(ParseError::Limit(l)) => return Outcome::Undecidable(l),
+        Err(ParseError::Syntax(_)) => return Outcome::NotEqual("answer is not parseable"),
+    };
+    if !g.units.is_empty() && !a.units.is_empty() && unit_keys(&g.units) != unit_keys(&a.units) {
+        return Outcome::NotEqual("units differ");
+    }
+    let mut known = Vec::new();
+    for (e, slot) in [
+        (&a.expr, &mut out.normal_form),
+        (&g.expr, &mut out.gold_normal_form),
+    ] {
+        if e.is_scalar() {
+            if let Ok(v) = normalize(e, budget) {
+                *slot = Some(v.to_string());
+                known.push((e, v));
+            }
+        }
+    }
+    equivalence::compare_with_known(&g.expr, &a.expr, known, budget)
+}
+
+/// The answer text with spacing and presentation commands removed, for the
+/// identical-text shortcut (which also decides huge expressions written identically).
+fn squash(s: &str) -> String {
+    let mut t = s.to_owned();
+    for cmd in [
+        "\\left",
+        "\\right",
+        "\\displaystyle",
+        "\\!",
+        "\\,",
+        "\\;",
+        "\\:",
+        "\\ ",
+    ] {
+        t = t.replace(cmd, "");
+    }
+    t = t.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac");
+    t.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// Units reduced to one spelling per unit.
+fn unit_keys(units: &[String]) -> Vec<String> {
+    units
+        .iter()
+        .map(|u| {
+            match u.as_str() {
+                "inch" | "inches" | "in" => "in",
+                "foot" | "feet" | "ft" => "ft",
+                "meter" | "meters" | "metre" | "metres" | "m" => "m",
+                "centimeters" | "cm" => "cm",
+                "kilometers" | "km" => "km",
+                "mile" | "miles" | "mi" => "mi",
+                "yard" | "yards" | "yd" => "yd",
+                "dollar" | "dollars" => "dollar",
+                "cent" | "cents" => "cent",
+                "hour" | "hours" | "hr" => "h",
+                "minute" | "minutes" | "min" => "min",
+                "second" | "seconds" | "sec" | "s" => "s",
+                "degree" | "degrees" | "deg" => "deg",
+                "square" | "sq" | "cubic" => "",
+                other => other.trim_end_matches('s'),
+            }
+            .to_owned()
+        })
+        .filter(|u| !u.is_empty())
+        .collect()
+}

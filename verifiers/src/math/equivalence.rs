@@ -1,0 +1,602 @@
+//! Decides whether a parsed answer equals a parsed gold answer.
+//!
+//! Structure first, then values:
+//! - text against text: equal after lower-casing and removing spaces; text never
+//!   equals math;
+//! - relations: inequalities in one variable become intervals (`1<x<2` = `(1,2)`);
+//!   `x = v` compares by `v` when the other side is a value; two equations are equal
+//!   when `lhs − rhs` of one is a non-zero constant multiple of the other's (so
+//!   `2x+4y-3=0` = `y=-x/2+3/4`, but `3x-y+13=0` ≠ `3x+4y+14=0`);
+//! - sets and bare lists are unordered; tuples, intervals and matrices are ordered and
+//!   the brackets must agree; `a \pm b` is the set `{a+b, a-b}`;
+//! - scalars: exact normal forms ([`super::exact`]); the numeric check only when a
+//!   normal form contains an opaque atom; plus the decimal and percentage rules of the
+//!   `math` module docs.
+
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::Zero;
+
+use super::exact::{Monomial, Poly, Value};
+use super::expr::{Constant, Expr, Numeral, RelOp};
+use super::limits::{Budget, LimitHit};
+use super::normal::{normalize, NormalError};
+use super::numeric::{self, NumericVerdict};
+
+/// The result of one comparison, with a short stable reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    Equal(&'static str),
+    NotEqual(&'static str),
+    /// A size or work limit was hit before the comparison could be decided.
+    Undecidable(LimitHit),
+}
+
+impl Outcome {
+    pub fn is_equal(&self) -> bool {
+        matches!(self, Outcome::Equal(_))
+    }
+}
+
+/// Compares an answer expression with a gold expression.
+#[cfg(test)]
+pub fn compare(gold: &Expr, answer: &Expr, budget: &mut Budget) -> Outcome {
+    compare_with_known(gold, answer, Vec::new(), budget)
+}
+
+/// Like [`compare`], reusing normal forms the caller already computed (keyed by the
+/// identity of the sub-expression), so no value is normalised twice.
+pub fn compare_with_known<'e>(
+    gold: &'e Expr,
+    answer: &'e Expr,
+    known: Vec<(&'e Expr, Value)>,
+    budget: &mut Budget,
+) -> Outcome {
+    Comparer { budget, known }.compare(gold, answer)
+}
+
+/// Fewest digits after the point for the rounding rule to apply.
+pub const MIN_ROUNDED_PLACES: i64 = 2;
+
+struct Comparer<'b, 'e> {
+    budget: &'b mut Budget,
+    known: Vec<(&'e Expr, Value)>,
+}
+
+fn is_collection(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::List(_)
+            | Expr::Set(_)
+            | Expr::Tuple { .. }
+            | Expr::Union(_)
+            | Expr::Matrix(_)
+            | Expr::PlusMinus(..)
+    )
+}
+
+/// `a ± b` as the list `[a+b, a-b]`.
+fn expand_plus_minus(e: &Expr) -> Option<Vec<Expr>> {
+    let Expr::PlusMinus(a, b) = e else {
+        return None;
+    };
+    Some(vec![
+        Expr::Add(vec![(**a).clone(), (**b).clone()]),
+        Expr::Add(vec![(**a).clone(), Expr::Neg(b.clone())]),
+    ])
+}
+
+/// An interval with its end points and closedness.
+struct Interval {
+    lo: Expr,
+    lo_closed: bool,
+    hi: Expr,
+    hi_closed: bool,
+}
+
+fn infinity(negative: bool) -> Expr {
+    let inf = Expr::Const(Constant::Infinity);
+    if negative {
+        Expr::Neg(Box::new(inf))
+    } else {
+        inf
+    }
+}
+
+fn interval(lo: Expr, lo_closed: bool, hi: Expr, hi_closed: bool) -> Interval {
+    Interval {
+        lo,
+        lo_closed,
+        hi,
+        hi_closed,
+    }
+}
+
+/// Reads tuples of two, unions of them, and one-variable inequalities as intervals.
+fn as_intervals(e: &Expr) -> Option<Vec<Interval>> {
+    match e {
+        Expr::Tuple { open, close, items } if items.len() == 2 => Some(vec![interval(
+            items[0].clone(),
+            *open == '[',
+            items[1].clone(),
+            *close == ']',
+        )]),
+        Expr::Union(parts) => {
+            let mut out = Vec::new();
+            for p in parts {
+                out.extend(as_intervals(p)?);
+            }
+            Some(out)
+        }
+        Expr::Relation { sides, ops } => inequality_interval(sides, ops).map(|i| vec![i]),
+        _ => None,
+    }
+}
+
+fn inequality_interval(sides: &[Expr], ops: &[RelOp]) -> Option<Interval> {
+    let var_at = sides.iter().position(|s| matches!(s, Expr::Var(_)))?;
+    if ops.iter().any(|o| matches!(o, RelOp::Eq | RelOp::Ne)) {
+        return None;
+    }
+    // Normalise to ascending form: `a < x ≤ b`.
+    let ascending = ops.iter().all(|o| matches!(o, RelOp::Lt | RelOp::Le));
+    let descending = ops.iter().all(|o| matches!(o, RelOp::Gt | RelOp::Ge));
+    let (sides, ops, var_at): (Vec<Expr>, Vec<RelOp>, usize) = if ascending {
+        (sides.to_vec(), ops.to_vec(), var_at)
+    } else if descending {
+        (
+            sides.iter().rev().cloned().collect(),
+            ops.iter().rev().map(|o| o.flipped()).collect(),
+            sides.len() - 1 - var_at,
+        )
+    } else {
+        return None;
+    };
+    match (sides.len(), var_at) {
+        (2, 0) => Some(interval(
+            infinity(true),
+            false,
+            sides[1].clone(),
+            ops[0] == RelOp::Le,
+        )),
+        (2, 1) => Some(interval(
+            sides[0].clone(),
+            ops[0] == RelOp::Le,
+            infinity(false),
+            false,
+        )),
+        (3, 1) => Some(interval(
+            sides[0].clone(),
+            ops[0] == RelOp::Le,
+            sides[2].clone(),
+            ops[1] == RelOp::Le,
+        )),
+        _ => None,
+    }
+}
+
+/// `x = v` (or a chain `x = … = v`): the final value. Any equation qualifies.
+fn equation_value(e: &Expr) -> Option<&Expr> {
+    match e {
+        Expr::Relation { sides, ops } if ops.iter().all(|o| *o == RelOp::Eq) => sides.last(),
+        _ => None,
+    }
+}
+
+/// The variable name of an equation whose left side is a single variable.
+fn equation_variable(e: &Expr) -> Option<&str> {
+    match e {
+        Expr::Relation { sides, ops } if ops.iter().all(|o| *o == RelOp::Eq) => match &sides[0] {
+            Expr::Var(v) => Some(v),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+impl Comparer<'_, '_> {
+    fn compare(&mut self, g: &Expr, r: &Expr) -> Outcome {
+        match (g, r) {
+            (Expr::Text(a), Expr::Text(b)) => {
+                if a == b {
+                    Outcome::Equal("same text")
+                } else {
+                    Outcome::NotEqual("different text")
+                }
+            }
+            (Expr::Text(_), _) | (_, Expr::Text(_)) => Outcome::NotEqual("text against math"),
+            (Expr::Relation { .. }, _) | (_, Expr::Relation { .. }) => self.relations(g, r),
+            _ if is_collection(g) || is_collection(r) => self.collections(g, r),
+            _ => self.scalars(g, r),
+        }
+    }
+
+    fn relations(&mut self, g: &Expr, r: &Expr) -> Outcome {
+        let g_rel = matches!(g, Expr::Relation { .. });
+        let r_rel = matches!(r, Expr::Relation { .. });
+        let g_ineq = g_rel && equation_value(g).is_none();
+        let r_ineq = r_rel && equation_value(r).is_none();
+        if g_ineq || r_ineq {
+            return match (as_intervals(g), as_intervals(r)) {
+                (Some(a), Some(b)) => self.interval_sets(&a, &b),
+                _ if g_ineq && r_ineq => self.same_relation(g, r),
+                _ => Outcome::NotEqual("inequality against a different kind of answer"),
+            };
+        }
+        match (equation_value(g), equation_value(r)) {
+            (Some(gv), Some(rv)) => match (equation_variable(g), equation_variable(r)) {
+                (Some(a), Some(b)) if a == b => self.compare(gv, rv),
+                _ => self.proportional_equations(g, r),
+            },
+            (Some(gv), None) => self.compare(gv, r),
+            (None, Some(rv)) => self.compare(g, rv),
+            (None, None) => Outcome::NotEqual("relations differ"),
+        }
+    }
+
+    /// Two inequalities that are not intervals: same operators (or all flipped), same sides.
+    fn same_relation(&mut self, g: &Expr, r: &Expr) -> Outcome {
+        let (Expr::Relation { sides: gs, ops: go }, Expr::Relation { sides: rs, ops: ro }) = (g, r)
+        else {
+            return Outcome::NotEqual("relations differ");
+        };
+        if gs.len() != rs.len() {
+            return Outcome::NotEqual("relations differ");
+        }
+        if go == ro {
+            return self.ordered(gs, rs, "same relation");
+        }
+        let flipped: Vec<RelOp> = ro.iter().rev().map(|o| o.flipped()).collect();
+        if *go == flipped {
+            let reversed: Vec<Expr> = rs.iter().rev().cloned().collect();
+            return self.ordered(gs, &reversed, "same relation");
+        }
+        Outcome::NotEqual("relation operators differ")
+    }
+
+    /// `l₁ − r₁ = k·(l₂ − r₂)` for a non-zero constant `k`.
+    fn proportional_equations(&mut self, g: &Expr, r: &Expr) -> Outcome {
+        let (Expr::Relation { sides: gs, .. }, Expr::Relation { sides: rs, .. }) = (g, r) else {
+            return Outcome::NotEqual("equations differ");
+        };
+        if gs.len() != 2 || rs.len() != 2 {
+            return Outcome::NotEqual("equation chains differ");
+        }
+        let result = (|| -> Result<bool, NormalError> {
+            let b = &mut *self.budget;
+            let p = normalize(&gs[0], b)?.sub(&normalize(&gs[1], b)?, b)?;
+            let q = normalize(&rs[0], b)?.sub(&normalize(&rs[1], b)?, b)?;
+            let n = p.num.mul(&q.den, b)?;
+            let d = p.den.mul(&q.num, b)?;
+            if n.is_zero() || d.is_zero() {
+                return Ok(n.is_zero() && d.is_zero());
+            }
+            constant_multiple(&n, &d, b)
+        })();
+        match result {
+            Ok(true) => Outcome::Equal("equations are proportional"),
+            Ok(false) => Outcome::NotEqual("equations are not proportional"),
+            Err(NormalError::Limit(l)) => Outcome::Undecidable(l),
+            Err(_) => Outcome::NotEqual("equation has no normal form"),
+        }
+    }
+
+    fn interval_sets(&mut self, a: &[Interval], b: &[Interval]) -> Outcome {
+        if a.len() != b.len() {
+            return Outcome::NotEqual("different number of intervals");
+        }
+        let mut used = vec![false; b.len()];
+        for x in a {
+            let mut found = false;
+            for (k, y) in b.iter().enumerate() {
+                if used[k] || x.lo_closed != y.lo_closed || x.hi_closed != y.hi_closed {
+                    continue;
+                }
+                match (self.compare(&x.lo, &y.lo), self.compare(&x.hi, &y.hi)) {
+                    (Outcome::Equal(_), Outcome::Equal(_)) => {
+                        used[k] = true;
+                        found = true;
+                        break;
+                    }
+                    (Outcome::Undecidable(l), _) | (_, Outcome::Undecidable(l)) => {
+                        return Outcome::Undecidable(l)
+                    }
+                    _ => {}
+                }
+            }
+            if !found {
+                return Outcome::NotEqual("intervals differ");
+            }
+        }
+        Outcome::Equal("same intervals")
+    }
+
+    fn collections(&mut self, g: &Expr, r: &Expr) -> Outcome {
+        let g_pm = expand_plus_minus(g);
+        let r_pm = expand_plus_minus(r);
+        let g_items = g_pm.as_deref().or(match g {
+            Expr::List(v) | Expr::Set(v) => Some(v.as_slice()),
+            _ => None,
+        });
+        let r_items = r_pm.as_deref().or(match r {
+            Expr::List(v) | Expr::Set(v) => Some(v.as_slice()),
+            _ => None,
+        });
+        match (g, r, g_items, r_items) {
+            (_, _, Some(a), Some(b)) => self.unordered(a, b),
+            (
+                Expr::Tuple {
+                    open: o1,
+                    close: c1,
+                    items: a,
+                },
+                Expr::Tuple {
+                    open: o2,
+                    close: c2,
+                    items: b,
+                },
+                _,
+                _,
+            ) => {
+                if o1 != o2 || c1 != c2 {
+                    return Outcome::NotEqual("brackets differ");
+                }
+                self.ordered(a, b, "same tuple")
+            }
+            // A point written without parentheses (`1, 2` for `(1, 2)`).
+            (
+                Expr::Tuple {
+                    open: '(',
+                    close: ')',
+                    items: a,
+                },
+                Expr::List(b),
+                _,
+                _,
+            )
+            | (
+                Expr::List(a),
+                Expr::Tuple {
+                    open: '(',
+                    close: ')',
+                    items: b,
+                },
+                _,
+                _,
+            ) => self.ordered(a, b, "same tuple"),
+            (Expr::Union(_), _, _, _) | (_, Expr::Union(_), _, _) => {
+                match (as_intervals(g), as_intervals(r)) {
+                    (Some(a), Some(b)) => self.interval_sets(&a, &b),
+                    _ => Outcome::NotEqual("unions differ"),
+                }
+            }
+            (Expr::Matrix(a), Expr::Matrix(b), _, _) => {
+                if a.len() != b.len() || a.iter().zip(b).any(|(x, y)| x.len() != y.len()) {
+                    return Outcome::NotEqual("matrix shapes differ");
+                }
+                let a: Vec<Expr> = a.iter().flatten().cloned().collect();
+                let b: Vec<Expr> = b.iter().flatten().cloned().collect();
+                self.ordered(&a, &b, "same matrix")
+            }
+            // A one-element set against a value.
+            (_, _, Some([only]), None) if r.is_scalar() => self.compare(only, r),
+            (_, _, None, Some([only])) if g.is_scalar() => self.compare(g, only),
+            _ => Outcome::NotEqual("different structure"),
+        }
+    }
+
+    fn ordered(&mut self, a: &[Expr], b: &[Expr], reason: &'static str) -> Outcome {
+        if a.len() != b.len() {
+            return Outcome::NotEqual("different number of elements");
+        }
+        for (x, y) in a.iter().zip(b) {
+            match self.compare(x, y) {
+                Outcome::Equal(_) => {}
+                other => return other,
+            }
+        }
+        Outcome::Equal(reason)
+    }
+
+    /// Multiset equality under equivalence (greedy matching is exact for an equivalence).
+    fn unordered(&mut self, a: &[Expr], b: &[Expr]) -> Outcome {
+        if a.len() != b.len() {
+            return Outcome::NotEqual("different number of elements");
+        }
+        let mut used = vec![false; b.len()];
+        for x in a {
+            let mut found = false;
+            for (k, y) in b.iter().enumerate() {
+                if used[k] {
+                    continue;
+                }
+                match self.compare(x, y) {
+                    Outcome::Equal(_) => {
+                        used[k] = true;
+                        found = true;
+                        break;
+                    }
+                    Outcome::Undecidable(l) => return Outcome::Undecidable(l),
+                    Outcome::NotEqual(_) => {}
+                }
+            }
+            if !found {
+                return Outcome::NotEqual("sets differ");
+            }
+        }
+        Outcome::Equal("same set")
+    }
+
+    fn scalars(&mut self, g: &Expr, r: &Expr) -> Outcome {
+        let g = strip_degree(g);
+        let r = strip_degree(r);
+        // Percentage convention: `50\%` equals `50` (the % dropped on both sides) and
+        // equals `0.5` (the % read as /100).
+        if matches!(g, Expr::Percent(_)) || matches!(r, Expr::Percent(_)) {
+            let (g0, r0) = (strip_percent(g), strip_percent(r));
+            if let Outcome::Equal(_) = self.values(g0, r0) {
+                return Outcome::Equal("equal with the percent sign dropped");
+            }
+        }
+        self.values(g, r)
+    }
+
+    fn normal(&mut self, e: &Expr) -> Result<Value, NormalError> {
+        match self.known.iter().find(|(k, _)| std::ptr::eq(*k, e)) {
+            Some((_, v)) => Ok(v.clone()),
+            None => normalize(e, self.budget),
+        }
+    }
+
+    fn values(&mut self, g: &Expr, r: &Expr) -> Outcome {
+        let (gv, rv) = match (self.normal(g), self.normal(r)) {
+            (Ok(a), Ok(b)) => (a, b),
+            (Err(NormalError::Limit(l)), _) | (_, Err(NormalError::Limit(l))) => {
+                return Outcome::Undecidable(l)
+            }
+            (Err(NormalError::Undefined), _) | (_, Err(NormalError::Undefined)) => {
+                return Outcome::NotEqual("undefined value")
+            }
+            _ => return Outcome::NotEqual("not a value"),
+        };
+        match gv.equals(&rv, self.budget) {
+            Ok(true) => return Outcome::Equal("exact normal forms equal"),
+            Ok(false) => {}
+            Err(super::exact::ArithError::Limit(l)) => return Outcome::Undecidable(l),
+            Err(_) => return Outcome::NotEqual("undefined value"),
+        }
+        if let Some(outcome) = self.decimal_rounding(g, &gv, r, &rv) {
+            return outcome;
+        }
+        if gv.has_opaque() || rv.has_opaque() {
+            return match numeric::compare(g, r, self.budget) {
+                Ok(NumericVerdict::Equal) => Outcome::Equal("numerically equal"),
+                Ok(NumericVerdict::Different) => Outcome::NotEqual("numerically different"),
+                Ok(NumericVerdict::Unusable) => Outcome::NotEqual("not numerically comparable"),
+                Err(l) => Outcome::Undecidable(l),
+            };
+        }
+        Outcome::NotEqual("exact normal forms differ")
+    }
+
+    /// The decimal rule: a decimal with at least [`MIN_ROUNDED_PLACES`] places equals
+    /// an exact non-decimal value that rounds (half away from zero) to it.
+    fn decimal_rounding(&mut self, g: &Expr, gv: &Value, r: &Expr, rv: &Value) -> Option<Outcome> {
+        let g_dec = decimal_literal(g);
+        let r_dec = decimal_literal(r);
+        let (exact_expr, exact_value, (negative, numeral)) = match (g_dec, r_dec) {
+            (None, Some(d)) => (g, gv, d),
+            (Some(d), None) => (r, rv, d),
+            _ => return None,
+        };
+        let places = numeral.shown_places();
+        if places < MIN_ROUNDED_PLACES || places > 15 || exact_value.has_vars() {
+            return None;
+        }
+        let target = numeral.value()?;
+        let target = if negative { -target } else { target };
+        let scale = BigRational::from_integer(num_traits::pow(BigInt::from(10), places as usize));
+        let scaled_target = (&target * &scale).round();
+        let rounded = match exact_value.as_rational() {
+            Some(q) => round_half_away(&(q * &scale)),
+            None => {
+                let v = numeric::constant_value(exact_expr, self.budget)?;
+                if places > 12 {
+                    return None;
+                }
+                let scaled = v * 10f64.powi(places as i32);
+                BigRational::from_float(scaled.round())?
+            }
+        };
+        Some(if rounded == scaled_target {
+            Outcome::Equal("decimal is the exact value rounded to the digits shown")
+        } else {
+            Outcome::NotEqual("decimal is not the exact value rounded")
+        })
+    }
+}
+
+/// `q` rounded to an integer, halves away from zero.
+fn round_half_away(q: &BigRational) -> BigRational {
+    q.round()
+}
+
+/// A decimal numeral, possibly negated: `(negative, numeral)`.
+fn decimal_literal(e: &Expr) -> Option<(bool, &Numeral)> {
+    e.as_signed_numeral()
+        .filter(|(_, n)| n.decimal || n.exp10 != 0)
+}
+
+fn strip_degree(e: &Expr) -> &Expr {
+    match e {
+        Expr::Degree(x) => x,
+        other => other,
+    }
+}
+
+fn strip_percent(e: &Expr) -> &Expr {
+    match e {
+        Expr::Percent(x) => x,
+        other => other,
+    }
+}
+
+/// Whether `n = k·d` for a constant monomial `k ≠ 0`.
+fn constant_multiple(n: &Poly, d: &Poly, budget: &mut Budget) -> Result<bool, NormalError> {
+    let Some(lead) = d.monomials().next() else {
+        return Ok(false);
+    };
+    let inv = lead.pow(&BigRational::from_integer((-1).into()), budget)?;
+    for term in n.monomials() {
+        let k: Monomial = term.mul(&inv, budget)?;
+        if !k.is_constant() || k.coeff.is_zero() {
+            continue;
+        }
+        if d.mul_monomial(&k, budget)?.sub(n, budget)?.is_zero() {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::parser::parse;
+
+    fn eq(g: &str, r: &str) -> bool {
+        let g = parse(g).unwrap().expr;
+        let r = parse(r).unwrap().expr;
+        compare(&g, &r, &mut Budget::default()).is_equal()
+    }
+
+    #[test]
+    fn intervals_and_inequalities() {
+        assert!(eq("(1,2)", "1<x<2"));
+        assert!(eq("x \\ge 3", "[3, \\infty)"));
+        assert!(!eq("[1,2)", "[1,2]"));
+        assert!(eq(
+            "(-\\infty,0)\\cup(1,\\infty)",
+            "(1,\\infty)\\cup(-\\infty,0)"
+        ));
+    }
+
+    #[test]
+    fn equations() {
+        assert!(eq("2x+4y-3=0", "y=-x/2+3/4"));
+        assert!(!eq("3x-y+13=0", "3x+4y+14=0"));
+        assert!(eq("x=5", "5"));
+        assert!(!eq("n=1,2,3", "n=2,3,4"));
+        assert!(eq("n=1,2,3", "n=3,2,1"));
+    }
+
+    #[test]
+    fn decimal_rule() {
+        assert!(eq("\\frac13", "0.33"));
+        assert!(!eq("\\frac13", "0.3"));
+        assert!(!eq("\\frac23", "0.66"));
+        assert!(eq("\\pi", "3.14"));
+        assert!(eq("3.14", "\\pi"));
+        assert!(!eq("0.5", "0.49"));
+    }
+}

@@ -1,0 +1,459 @@
+//! Finds the final answer inside a full model response.
+//!
+//! Priority, first hit wins:
+//! 1. the last `\boxed{…}` / `\fbox{…}` (nested braces; an unclosed box is skipped, an
+//!    empty last box means "no answer" rather than falling back to an earlier one);
+//! 2. the text after the last answer phrase: first "final answer" phrases
+//!    ("final answer is", "final answer:"), then "the answer is" / "answer:" (also in
+//!    `**Answer:**` form); the first math segment after the phrase, else the rest of
+//!    that sentence;
+//! 3. the last math segment (`$…$`, `$$…$$`, `\(…\)`, `\[…\]`) on the last non-empty
+//!    line, else that line when it is a bare expression, else what follows its last
+//!    `=` or " is " when that is a bare expression.
+//!
+//! Nothing else: a response without any of these has no answer. We never scan the
+//! reasoning for numbers, so a failed match cannot pick up a stray value.
+//! Work is linear in the response length (the scan looks at most at the last
+//! [`MAX_RESPONSE_BYTES`] bytes and tries at most a few unclosed boxes).
+
+use super::limits::MAX_RESPONSE_BYTES;
+
+/// Where the answer was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnswerSource {
+    Boxed,
+    Phrase,
+    LastLine,
+}
+
+impl AnswerSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AnswerSource::Boxed => "boxed",
+            AnswerSource::Phrase => "answer_phrase",
+            AnswerSource::LastLine => "last_line",
+        }
+    }
+}
+
+/// The outcome of answer extraction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Extraction {
+    /// An answer (trimmed, math delimiters removed).
+    Found { text: String, source: AnswerSource },
+    /// The last box is empty: the model gave no answer.
+    EmptyBox,
+    /// No box, no answer phrase, no trailing expression.
+    NotFound,
+}
+
+impl Extraction {
+    /// The answer text, when one was found.
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            Extraction::Found { text, .. } => Some(text),
+            _ => None,
+        }
+    }
+}
+
+/// How many unclosed boxes we step over before giving up on boxes.
+const MAX_BOX_ATTEMPTS: usize = 8;
+
+/// Extracts the final answer from a model response (see the module docs for the order).
+pub fn extract_answer(response: &str) -> Extraction {
+    let text = tail(response, MAX_RESPONSE_BYTES);
+    if let Some(found) = last_box(text) {
+        let cleaned = clean(&found);
+        return if cleaned.is_empty() {
+            Extraction::EmptyBox
+        } else {
+            Extraction::Found {
+                text: cleaned,
+                source: AnswerSource::Boxed,
+            }
+        };
+    }
+    if let Some(found) = after_phrase(text) {
+        return Extraction::Found {
+            text: found,
+            source: AnswerSource::Phrase,
+        };
+    }
+    if let Some(found) = last_line_expression(text) {
+        return Extraction::Found {
+            text: found,
+            source: AnswerSource::LastLine,
+        };
+    }
+    Extraction::NotFound
+}
+
+/// Reads a gold answer: a boxed gold is unboxed, math delimiters are removed.
+pub fn clean_gold(gold: &str) -> String {
+    let text = tail(gold, MAX_RESPONSE_BYTES);
+    match last_box(text) {
+        Some(inner) => clean(&inner),
+        None => clean(text),
+    }
+}
+
+/// The last `max` bytes of `s`, cut at a character boundary.
+fn tail(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut start = s.len() - max;
+    while !s.is_char_boundary(start) {
+        start += 1;
+    }
+    &s[start..]
+}
+
+/// The content of the last closed `\boxed{…}` or `\fbox{…}` (or `\boxed x`).
+fn last_box(text: &str) -> Option<String> {
+    let mut end = text.len();
+    for _ in 0..MAX_BOX_ATTEMPTS {
+        let boxed = text[..end].rfind("\\boxed");
+        let fbox = text[..end].rfind("\\fbox");
+        let (pos, len) = match (boxed, fbox) {
+            (Some(b), Some(f)) if f > b => (f, 5),
+            (Some(b), _) => (b, 6),
+            (None, Some(f)) => (f, 5),
+            (None, None) => return None,
+        };
+        if let Some(inner) = box_argument(&text[pos + len..]) {
+            return Some(inner.to_owned());
+        }
+        end = pos;
+    }
+    None
+}
+
+/// The argument of a box command: a braced group, or a bare token (`\boxed 5`).
+fn box_argument(rest: &str) -> Option<&str> {
+    let trimmed = rest.trim_start_matches([' ', '\t']);
+    if let Some(body) = trimmed.strip_prefix('{') {
+        return braced_prefix(body);
+    }
+    if trimmed.starts_with(|c: char| c.is_alphabetic()) {
+        // `\boxedx` is another command, not a box.
+        return None;
+    }
+    if !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    let end = trimmed
+        .find(|c: char| c.is_whitespace() || c == '$')
+        .unwrap_or(trimmed.len());
+    Some(&trimmed[..end])
+}
+
+/// Given the text just after an opening `{`, the text up to its matching `}`.
+/// Escaped braces `\{`, `\}` do not count. `None` when unclosed.
+fn braced_prefix(body: &str) -> Option<&str> {
+    let bytes = body.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 1,
+            b'{' => depth += 1,
+            b'}' => {
+                if depth == 0 {
+                    return Some(&body[..i]);
+                }
+                depth -= 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Answer phrases, strongest first; each group is searched for its last occurrence.
+const PHRASE_GROUPS: [&[&str]; 2] = [
+    &["final answer is", "final answer:", "final answer"],
+    &["the answer is", "answer is", "answer:"],
+];
+
+fn after_phrase(text: &str) -> Option<String> {
+    let lower = text.to_ascii_lowercase();
+    for group in PHRASE_GROUPS {
+        let hit = group
+            .iter()
+            .filter_map(|p| lower.rfind(p).map(|at| (at, p.len())))
+            .max_by_key(|&(at, len)| (at, len));
+        let Some((at, len)) = hit else { continue };
+        if let Some(answer) = answer_after(&text[at + len..]) {
+            return Some(answer);
+        }
+    }
+    None
+}
+
+/// The answer in the text that follows an answer phrase.
+fn answer_after(rest: &str) -> Option<String> {
+    let rest = rest.trim_start_matches(|c: char| {
+        c == ':' || c == '*' || c == '_' || c.is_whitespace() && c != '\n'
+    });
+    let rest = rest.strip_prefix("is ").unwrap_or(rest);
+    // The phrase may end its line ("Answer:\n$$42$$"): use the next non-empty line.
+    let mut lines = rest.lines();
+    let first = lines.next().unwrap_or("");
+    let line = if first.trim().trim_matches('*').is_empty() {
+        let next = lines.find(|l| !l.trim().is_empty())?;
+        // A display block opened on its own line: take up to its closing line.
+        match next.trim() {
+            "$$" | "\\[" => return math_segments(rest).into_iter().next().map(clean),
+            _ => next,
+        }
+    } else {
+        first
+    };
+    if let Some(segment) = math_segments(line).into_iter().next() {
+        let cleaned = clean(segment);
+        return (!cleaned.is_empty()).then_some(cleaned);
+    }
+    let sentence = sentence_end(line);
+    let cleaned = clean(sentence);
+    (!cleaned.is_empty() && cleaned.len() <= 200).then_some(cleaned)
+}
+
+/// The line up to the end of its first sentence (". " followed by a capital or end).
+fn sentence_end(line: &str) -> &str {
+    let bytes = line.as_bytes();
+    for i in 0..bytes.len() {
+        if bytes[i] == b'.' && i + 1 < bytes.len() && bytes[i + 1] == b' ' {
+            return &line[..i];
+        }
+    }
+    line
+}
+
+/// The last expression on the last non-empty line.
+fn last_line_expression(text: &str) -> Option<String> {
+    let trimmed = text.trim_end();
+    // A display block that closes the response may span several lines.
+    let unpunctuated = trimmed.trim_end_matches(['.', ',', ';']).trim_end();
+    if unpunctuated.ends_with("$$") || unpunctuated.ends_with("\\]") {
+        let start = block_start(unpunctuated)?;
+        let segment = math_segments(&unpunctuated[start..]).pop()?;
+        let cleaned = clean(segment);
+        return (!cleaned.is_empty()).then_some(cleaned);
+    }
+    let line = trimmed.lines().last()?.trim();
+    if let Some(segment) = math_segments(line).pop() {
+        let cleaned = clean(segment);
+        return (!cleaned.is_empty()).then_some(cleaned);
+    }
+    let bare = clean(line);
+    if is_bare_expression(&bare) {
+        return Some(bare);
+    }
+    let after = [line.rfind('='), line.rfind(" is ").map(|p| p + 3)]
+        .into_iter()
+        .flatten()
+        .max()?;
+    let candidate = clean(&line[after + 1..]);
+    is_bare_expression(&candidate).then_some(candidate)
+}
+
+/// Where the display block that ends `text` opens.
+fn block_start(text: &str) -> Option<usize> {
+    if let Some(body) = text.strip_suffix("$$") {
+        return body.rfind("$$");
+    }
+    text.rfind("\\[")
+}
+
+/// The contents of the math segments of `text`, in order: `$$…$$`, `$…$`, `\(…\)`,
+/// `\[…\]`. An escaped `\$` is a dollar sign, not a delimiter.
+fn math_segments(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        // Byte-wise: every delimiter is ASCII, so matches fall on character boundaries.
+        let rest = &bytes[i..];
+        let (open, close): (&str, &str) = if rest.starts_with(b"$$") {
+            ("$$", "$$")
+        } else if bytes[i] == b'$' {
+            ("$", "$")
+        } else if rest.starts_with(b"\\(") {
+            ("\\(", "\\)")
+        } else if rest.starts_with(b"\\[") {
+            ("\\[", "\\]")
+        } else {
+            if bytes[i] == b'\\' {
+                i += 1; // skip the escaped character (`\$`)
+            }
+            i += 1;
+            continue;
+        };
+        let body_start = i + open.len();
+        match find_unescaped(&text[body_start..], close) {
+            Some(len) => {
+                out.push(&text[body_start..body_start + len]);
+                i = body_start + len + close.len();
+            }
+            None => break,
+        }
+    }
+    out
+}
+
+/// The offset of the first `needle` not preceded by a backslash escape.
+fn find_unescaped(hay: &str, needle: &str) -> Option<usize> {
+    let bytes = hay.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i..].starts_with(needle.as_bytes()) {
+            // `\]` and `\)` are themselves escapes: only `$` needs the check.
+            return Some(i);
+        }
+        if bytes[i] == b'\\' && needle.starts_with('$') {
+            i += 1;
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Removes delimiters, markdown emphasis, trailing punctuation and spacing commands.
+fn clean(raw: &str) -> String {
+    let mut s = raw.trim();
+    loop {
+        let before = s;
+        for spacing in ["\\,", "\\;", "\\:", "\\!", "\\quad", "\\qquad", "\\ "] {
+            s = s.strip_suffix(spacing).unwrap_or(s).trim_end();
+        }
+        s = s.trim_matches('*').trim();
+        s = trim_end_punctuation(s);
+        for (open, close) in [("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")] {
+            if let Some(inner) = s.strip_prefix(open).and_then(|x| x.strip_suffix(close)) {
+                s = inner.trim();
+            }
+        }
+        if s == before {
+            break;
+        }
+    }
+    s.to_owned()
+}
+
+/// Drops trailing `.`, `,`, `;` unless escaped (`\,` is a LaTeX space, handled above).
+fn trim_end_punctuation(mut s: &str) -> &str {
+    while let Some(rest) = s.strip_suffix(['.', ',', ';']) {
+        if rest.ends_with('\\') {
+            break;
+        }
+        s = rest.trim_end();
+    }
+    s
+}
+
+/// A line that is an expression rather than prose: no word of three or more letters
+/// except LaTeX commands and a few mathematical words.
+fn is_bare_expression(s: &str) -> bool {
+    if s.is_empty() || s.len() > 200 {
+        return false;
+    }
+    let mut has_math = false;
+    let mut word = String::new();
+    let mut after_backslash = false;
+    for c in s.chars().chain(std::iter::once(' ')) {
+        if c.is_alphabetic() {
+            word.push(c);
+            continue;
+        }
+        if !word.is_empty() {
+            let ok = after_backslash
+                || word.chars().count() < 3
+                || ALLOWED_WORDS.contains(&word.as_str());
+            if !ok {
+                return false;
+            }
+            has_math = true;
+            word.clear();
+        }
+        after_backslash = c == '\\';
+        if c.is_ascii_digit() {
+            has_math = true;
+        }
+    }
+    has_math
+}
+
+const ALLOWED_WORDS: [&str; 8] = ["sqrt", "frac", "pi", "sin", "cos", "tan", "log", "ln"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ext(s: &str) -> Option<String> {
+        extract_answer(s).text().map(str::to_owned)
+    }
+
+    #[test]
+    fn last_box_wins_with_nested_braces() {
+        assert_eq!(
+            ext("first \\boxed{1} then \\boxed{\\frac{1}{2}}."),
+            Some("\\frac{1}{2}".into())
+        );
+        assert_eq!(ext("$\\boxed{\\{1,2\\}}$"), Some("\\{1,2\\}".into()));
+        assert_eq!(ext("\\fbox{7}"), Some("7".into()));
+        assert_eq!(ext("so \\boxed 5 done"), Some("5".into()));
+    }
+
+    #[test]
+    fn unclosed_last_box_falls_back_to_previous() {
+        assert_eq!(ext("\\boxed{3} and \\boxed{4"), Some("3".into()));
+    }
+
+    #[test]
+    fn empty_box_is_no_answer() {
+        assert_eq!(
+            extract_answer("\\boxed{3} \\boxed{ }"),
+            Extraction::EmptyBox
+        );
+    }
+
+    #[test]
+    fn answer_phrases() {
+        assert_eq!(
+            ext("blah 7 blah. The final answer is $12$."),
+            Some("12".into())
+        );
+        assert_eq!(ext("**Answer:** 42"), Some("42".into()));
+        assert_eq!(ext("Answer: (1, 2)"), Some("(1, 2)".into()));
+        assert_eq!(ext("Answer:\n$$x=3$$"), Some("x=3".into()));
+        assert_eq!(
+            ext("The answer is 5. Next we check it with 6."),
+            Some("5".into())
+        );
+    }
+
+    #[test]
+    fn last_line_expression_only() {
+        assert_eq!(ext("We compute.\n\n$x = 4$"), Some("x = 4".into()));
+        assert_eq!(ext("work 17 and 23\n42"), Some("42".into()));
+        assert_eq!(ext("so\n$$\n\\frac{3}{4}\n$$"), Some("\\frac{3}{4}".into()));
+        assert_eq!(ext("Hence x = 9."), Some("9".into()));
+        assert_eq!(ext("The total is 12 apples."), None);
+        assert_eq!(ext("I think about 17 and then I stop"), None);
+        assert_eq!(ext(""), None);
+    }
+
+    #[test]
+    fn escaped_dollars_are_not_delimiters() {
+        assert_eq!(ext("It costs \\$5 and \\$6\n$11$"), Some("11".into()));
+    }
+
+    #[test]
+    fn gold_is_unboxed_and_undelimited() {
+        assert_eq!(clean_gold("$\\boxed{3}$"), "3");
+        assert_eq!(clean_gold(" $\\frac12$ "), "\\frac12");
+    }
+}

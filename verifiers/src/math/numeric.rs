@@ -1,0 +1,229 @@
+//! Floating-point evaluation: the backstop for values without a canonical exact form.
+//!
+//! Used only when a normal form contains an opaque atom (a function, a root of a
+//! sum, a symbolic power) and the exact forms differ. Free variables are set to
+//! values drawn from a fixed-seed generator, so results are the same on every run.
+//! Tolerance: `|a − b| ≤ 1e-9 · max(1, |a|, |b|)` at every one of [`POINTS`] points;
+//! a point where either side is not a finite real in `[1e-250, 1e250]` (or zero) makes
+//! the comparison undecidable rather than equal.
+
+use std::collections::BTreeMap;
+
+use super::expr::{Constant, Expr, Func};
+use super::limits::{Budget, LimitHit, MAX_DEPTH};
+
+/// How many assignments of the free variables are tried.
+pub const POINTS: usize = 5;
+/// Relative tolerance of the numeric comparison.
+pub const TOLERANCE: f64 = 1e-9;
+
+/// The outcome of a numeric comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NumericVerdict {
+    Equal,
+    Different,
+    /// A side could not be evaluated to a usable real number.
+    Unusable,
+}
+
+/// Compares two scalar expressions at [`POINTS`] seeded points.
+pub fn compare(a: &Expr, b: &Expr, budget: &mut Budget) -> Result<NumericVerdict, LimitHit> {
+    let mut names = BTreeMap::new();
+    collect_vars(a, &mut names);
+    collect_vars(b, &mut names);
+    let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+    for _ in 0..POINTS {
+        let env: BTreeMap<String, f64> = names
+            .keys()
+            .map(|n| (n.clone(), 0.5 + 2.5 * next_unit(&mut seed)))
+            .collect();
+        let (Some(x), Some(y)) = (eval(a, &env, budget, 0)?, eval(b, &env, budget, 0)?) else {
+            return Ok(NumericVerdict::Unusable);
+        };
+        if !usable(x) || !usable(y) {
+            return Ok(NumericVerdict::Unusable);
+        }
+        if (x - y).abs() > TOLERANCE * 1f64.max(x.abs()).max(y.abs()) {
+            return Ok(NumericVerdict::Different);
+        }
+    }
+    Ok(NumericVerdict::Equal)
+}
+
+/// The value of a constant expression, when it is a usable real.
+pub fn constant_value(e: &Expr, budget: &mut Budget) -> Option<f64> {
+    eval(e, &BTreeMap::new(), budget, 0)
+        .ok()
+        .flatten()
+        .filter(|v| usable(*v))
+}
+
+fn usable(v: f64) -> bool {
+    v == 0.0 || (v.is_finite() && v.abs() > 1e-250 && v.abs() < 1e250)
+}
+
+/// A uniform value in `[0, 1)` from a SplitMix64 step.
+fn next_unit(state: &mut u64) -> f64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z >> 11) as f64 / (1u64 << 53) as f64
+}
+
+fn collect_vars(e: &Expr, out: &mut BTreeMap<String, ()>) {
+    match e {
+        Expr::Var(v) => {
+            out.insert(v.clone(), ());
+        }
+        Expr::Neg(x)
+        | Expr::Func(_, x)
+        | Expr::Factorial(x)
+        | Expr::Abs(x)
+        | Expr::Percent(x)
+        | Expr::Degree(x) => collect_vars(x, out),
+        Expr::Div(a, b)
+        | Expr::Pow(a, b)
+        | Expr::Root(a, b)
+        | Expr::LogBase(a, b)
+        | Expr::Binom(a, b)
+        | Expr::PlusMinus(a, b) => {
+            collect_vars(a, out);
+            collect_vars(b, out);
+        }
+        Expr::Add(xs) | Expr::Mul(xs) | Expr::List(xs) | Expr::Set(xs) | Expr::Union(xs) => {
+            xs.iter().for_each(|x| collect_vars(x, out))
+        }
+        _ => {}
+    }
+}
+
+type Eval = Result<Option<f64>, LimitHit>;
+
+fn eval(e: &Expr, env: &BTreeMap<String, f64>, budget: &mut Budget, depth: usize) -> Eval {
+    if depth > MAX_DEPTH * 2 {
+        return Err(LimitHit::TooDeep);
+    }
+    budget.charge(2)?;
+    let d = depth + 1;
+    let go = |x: &Expr, budget: &mut Budget| eval(x, env, budget, d);
+    Ok(Some(match e {
+        Expr::Num(n) => {
+            let text = format!("{}e{}", n.digits, n.exp10 - i64::from(n.places));
+            match text.parse::<f64>() {
+                Ok(v) => v,
+                Err(_) => return Ok(None),
+            }
+        }
+        Expr::Var(v) => match env.get(v) {
+            Some(x) => *x,
+            None => return Ok(None),
+        },
+        Expr::Const(Constant::Pi) => std::f64::consts::PI,
+        Expr::Const(Constant::E) => std::f64::consts::E,
+        Expr::Const(_) => return Ok(None),
+        Expr::Neg(x) => match go(x, budget)? {
+            Some(v) => -v,
+            None => return Ok(None),
+        },
+        Expr::Add(xs) | Expr::Mul(xs) => {
+            let is_sum = matches!(e, Expr::Add(_));
+            let mut acc = if is_sum { 0.0 } else { 1.0 };
+            for x in xs {
+                let Some(v) = go(x, budget)? else {
+                    return Ok(None);
+                };
+                acc = if is_sum { acc + v } else { acc * v };
+            }
+            acc
+        }
+        Expr::Div(a, b) => match (go(a, budget)?, go(b, budget)?) {
+            (Some(x), Some(y)) if y != 0.0 => x / y,
+            _ => return Ok(None),
+        },
+        Expr::Pow(a, b) => match (go(a, budget)?, go(b, budget)?) {
+            (Some(x), Some(y)) => x.powf(y),
+            _ => return Ok(None),
+        },
+        Expr::Root(n, x) => match (go(n, budget)?, go(x, budget)?) {
+            (Some(n), Some(x)) if x < 0.0 && n.fract() == 0.0 && n % 2.0 == 1.0 => {
+                -(-x).powf(1.0 / n)
+            }
+            (Some(n), Some(x)) => x.powf(1.0 / n),
+            _ => return Ok(None),
+        },
+        Expr::Func(f, x) => match go(x, budget)? {
+            Some(v) => apply(*f, v),
+            None => return Ok(None),
+        },
+        Expr::LogBase(b, x) => match (go(b, budget)?, go(x, budget)?) {
+            (Some(b), Some(x)) => x.ln() / b.ln(),
+            _ => return Ok(None),
+        },
+        Expr::Factorial(x) => match go(x, budget)? {
+            Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 170.0 => {
+                (1..=n as u64).map(|k| k as f64).product()
+            }
+            _ => return Ok(None),
+        },
+        Expr::Binom(n, k) => match (go(n, budget)?, go(k, budget)?) {
+            (Some(n), Some(k))
+                if n.fract() == 0.0 && k.fract() == 0.0 && n <= 1000.0 && k >= 0.0 =>
+            {
+                (0..k as u64).fold(1.0, |acc, j| acc * (n - j as f64) / (j as f64 + 1.0))
+            }
+            _ => return Ok(None),
+        },
+        Expr::Abs(x) => match go(x, budget)? {
+            Some(v) => v.abs(),
+            None => return Ok(None),
+        },
+        Expr::Percent(x) => match go(x, budget)? {
+            Some(v) => v / 100.0,
+            None => return Ok(None),
+        },
+        Expr::Degree(x) => return go(x, budget),
+        _ => return Ok(None),
+    }))
+}
+
+fn apply(f: Func, v: f64) -> f64 {
+    match f {
+        Func::Sin => v.sin(),
+        Func::Cos => v.cos(),
+        Func::Tan => v.tan(),
+        Func::Cot => 1.0 / v.tan(),
+        Func::Sec => 1.0 / v.cos(),
+        Func::Csc => 1.0 / v.sin(),
+        Func::Arcsin => v.asin(),
+        Func::Arccos => v.acos(),
+        Func::Arctan => v.atan(),
+        Func::Sinh => v.sinh(),
+        Func::Cosh => v.cosh(),
+        Func::Tanh => v.tanh(),
+        Func::Ln => v.ln(),
+        Func::Log => v.log10(),
+        Func::Exp => v.exp(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::parser::parse;
+
+    fn cmp(a: &str, b: &str) -> NumericVerdict {
+        let a = parse(a).unwrap().expr;
+        let b = parse(b).unwrap().expr;
+        compare(&a, &b, &mut Budget::default()).unwrap()
+    }
+
+    #[test]
+    fn trig_identities_hold_numerically() {
+        assert_eq!(cmp("\\sin^2 x + \\cos^2 x", "1"), NumericVerdict::Equal);
+        assert_eq!(cmp("\\sin(\\pi/6)", "1/2"), NumericVerdict::Equal);
+        assert_eq!(cmp("\\sin x", "\\cos x"), NumericVerdict::Different);
+        assert_eq!(cmp("\\ln(-1)", "1"), NumericVerdict::Unusable);
+    }
+}

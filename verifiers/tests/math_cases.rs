@@ -1,0 +1,480 @@
+//! Hundreds of (gold, answer, expected) cases for the math verifier: every construct
+//! of issue 3, true and false pairs, and the known Math-Verify failures.
+
+use cascade_verifiers::math::{check, equivalent};
+
+/// (gold, extracted answer, expected verdict)
+const CASES: &[(&str, &str, bool)] = &[
+    // integers, separators, signs
+    ("42", "42", true),
+    ("42", "43", false),
+    ("42", "042", true),
+    ("-7", "-7", true),
+    ("-7", "7", false),
+    ("1000", "1,000", true),
+    ("1000000", "1,000,000", true),
+    ("1234567", "1{,}234{,}567", true),
+    ("1000", "1\\,000", true),
+    ("1000", "1,001", false),
+    ("12", "+12", true),
+    ("0", "-0", true),
+    // decimals and scientific notation
+    ("0.5", "\\frac{1}{2}", true),
+    ("0.5", "0.50", true),
+    ("0.5", ".5", true),
+    ("0.5", "0.49", false),
+    ("0.5", "0.51", false),
+    ("1.5", "15", false),
+    ("1500", "1.5e3", true),
+    ("1500", "1.5\\times10^3", true),
+    ("1500", "1.5 \\cdot 10^{3}", true),
+    ("0.0015", "1.5\\times 10^{-3}", true),
+    ("0.0015", "1.5e-3", true),
+    ("2.5", "5/2", true),
+    ("0.3", "0.1+0.2", true),
+    ("3.0", "3", true),
+    // decimal-vs-fraction rule
+    ("\\frac{1}{3}", "0.33", true),
+    ("\\frac{1}{3}", "0.333", true),
+    ("\\frac{1}{3}", "0.3", false),
+    ("\\frac{1}{3}", "0.34", false),
+    ("\\frac{2}{3}", "0.67", true),
+    ("\\frac{2}{3}", "0.66", false),
+    ("\\frac{2}{3}", "0.667", true),
+    ("\\pi", "3.14", true),
+    ("\\pi", "3.1416", true),
+    ("\\pi", "3.1", false),
+    ("\\pi", "3.15", false),
+    ("3.14", "\\pi", true),
+    ("\\sqrt{2}", "1.414", true),
+    ("\\sqrt{2}", "1.41", true),
+    ("\\sqrt{2}", "1.42", false),
+    ("-\\frac{1}{3}", "-0.33", true),
+    ("-\\frac{1}{3}", "0.33", false),
+    ("\\frac{1}{8}", "0.125", true),
+    ("\\frac{1}{8}", "0.13", true),
+    // fractions
+    ("\\frac{1}{2}", "\\frac{2}{4}", true),
+    ("\\frac{1}{2}", "\\dfrac{1}{2}", true),
+    ("\\frac{1}{2}", "\\tfrac12", true),
+    ("\\frac{1}{2}", "1/2", true),
+    ("\\frac{1}{2}", "\\frac12", true),
+    ("\\frac{1}{2}", "\\frac{1}{3}", false),
+    ("\\frac{3}{4}", "0.75", true),
+    ("\\frac{7}{2}", "3\\frac{1}{2}", true),
+    ("\\frac{7}{2}", "3\\frac12", true),
+    ("3\\frac{1}{2}", "3.5", true),
+    ("-\\frac{1}{2}", "\\frac{-1}{2}", true),
+    ("-\\frac{1}{2}", "\\frac{1}{-2}", true),
+    ("-\\frac{1}{2}", "-0.5", true),
+    ("\\frac{1}{2}", "-\\frac{1}{2}", false),
+    ("\\frac{a}{b}", "a/b", true),
+    ("\\frac{a}{b}", "\\frac{b}{a}", false),
+    ("\\frac{12}{3}", "4", true),
+    ("\\frac{1}{23}", "\\frac{12}{3}", false),
+    // radicals
+    ("\\sqrt{8}", "2\\sqrt{2}", true),
+    ("\\sqrt{12}", "2\\sqrt3", true),
+    ("\\sqrt{12}", "3\\sqrt2", false),
+    ("\\frac{\\sqrt{2}}{2}", "\\frac{1}{\\sqrt{2}}", true),
+    ("\\frac{\\sqrt{2}}{2}", "\\sqrt{\\frac12}", true),
+    ("\\frac{\\sqrt{2}}{2}", "\\frac{\\sqrt{3}}{2}", false),
+    ("\\sqrt[3]{8}", "2", true),
+    ("\\sqrt[3]{16}", "2\\sqrt[3]{2}", true),
+    ("\\sqrt[4]{16}", "2", true),
+    ("\\sqrt{6}", "\\sqrt{2}\\sqrt{3}", true),
+    ("\\sqrt{2}+\\sqrt{3}", "\\sqrt{3}+\\sqrt{2}", true),
+    ("\\sqrt{2}+\\sqrt{3}", "\\sqrt{5}", false),
+    ("\\sqrt{2}-1", "\\frac{1}{1+\\sqrt{2}}", true),
+    ("\\frac{1}{\\sqrt{n}}", "\\sqrt{1/n}", true),
+    ("\\frac{1}{\\sqrt{n}}", "\\sqrt{\\frac{1}{n}}", true),
+    ("\\sqrt{x}", "x^{1/2}", true),
+    ("\\sqrt{x}", "x^{\\frac{1}{2}}", true),
+    ("2^{1/3}", "\\sqrt[3]{2}", true),
+    ("\\sqrt{-4}", "2i", true),
+    ("\\sqrt{50}", "5\\sqrt{2}", true),
+    ("3\\sqrt{3}", "\\sqrt{27}", true),
+    ("3\\sqrt{3}", "\\sqrt{28}", false),
+    ("\\sqrt{3+2\\sqrt{2}}", "1+\\sqrt{2}", true),
+    ("4\\sqrt{2}", "4", false),
+    ("4\\sqrt{2}", "4\\sqrt(2)", true),
+    ("4", "4\\sqrt(2)", false),
+    ("sqrt(2)", "\\sqrt{2}", true),
+    // powers, pi, e, i
+    ("2^{10}", "1024", true),
+    ("2^{100}", "1267650600228229401496703205376", true),
+    ("2^{100}", "1267650600228229401496703205377", false),
+    ("\\pi^2", "\\pi\\cdot\\pi", true),
+    ("2\\pi", "\\pi+\\pi", true),
+    ("2\\pi", "6.28", true),
+    ("2\\pi", "\\tau", false),
+    ("\\frac{\\pi}{2}", "\\frac{1}{2}\\pi", true),
+    ("\\frac{\\pi}{2}", "\\frac{\\pi}{3}", false),
+    ("e^2", "e\\cdot e", true),
+    ("1-\\frac{1}{e}", "1-e^{-1}", true),
+    ("1-\\frac{1}{e}", "\\frac{e-1}{e}", true),
+    ("1-\\frac{1}{e}", "1+\\frac{1}{e}", false),
+    ("i^2", "-1", true),
+    ("3+4i", "4i+3", true),
+    ("3+4i", "3-4i", false),
+    ("\\frac{1}{i}", "-i", true),
+    ("(1+i)^2", "2i", true),
+    ("\\pi", "\\pi r", false),
+    ("e", "2.72", true),
+    ("e^{i\\pi}", "-1", false),
+    // products and implicit multiplication
+    ("6", "2\\cdot3", true),
+    ("6", "2\\times3", true),
+    ("6", "2*3", true),
+    ("2x", "x+x", true),
+    ("2x", "2\\cdot x", true),
+    ("xy", "yx", true),
+    ("x^2y", "y\\cdot x^2", true),
+    ("x^2-1", "(x-1)(x+1)", true),
+    ("x^2+2x+1", "(x+1)^2", true),
+    ("x^2+2x+1", "(x+1)^3", false),
+    ("(a+b)^3", "a^3+3a^2b+3ab^2+b^3", true),
+    ("(a+b)^3", "a^3+3a^2b+3ab^2+2b^3", false),
+    ("\\frac{x^2-1}{x-1}", "x+1", true),
+    ("\\frac{x+1}{x-1}", "1+\\frac{2}{x-1}", true),
+    ("\\frac{x+1}{x-1}", "1+\\frac{1}{x-1}", false),
+    ("\\frac{1}{x}+\\frac{1}{y}", "\\frac{x+y}{xy}", true),
+    ("x^2+1", "1+x^2", true),
+    ("x^2+1", "x^2-1", false),
+    ("\\left(x+1\\right)^2", "x^2+2x+1", true),
+    ("\\left( 3, 4 \\right)", "(3,4)", true),
+    ("3x^2", "3x^{2}", true),
+    ("a_1+a_2", "a_2+a_1", true),
+    ("a_1", "a_2", false),
+    ("\\alpha+\\beta", "\\beta+\\alpha", true),
+    // factorials, binomials
+    ("120", "5!", true),
+    ("\\binom{5}{2}", "10", true),
+    ("\\binom{10}{3}", "\\frac{10!}{3!7!}", true),
+    ("\\frac{1}{2004!}", "\\frac{1}{2006!}", false),
+    ("\\frac{1}{98!}", "\\frac{99\\cdot100}{100!}", true),
+    ("\\frac{1}{98!}", "\\frac{1}{100!}", false),
+    ("300!", "300\\cdot 299!", true),
+    ("300!", "301!", false),
+    // text wrappers, units, degrees, currency
+    ("13", "\\text{13}", true),
+    ("13", "\\mathrm{13}", true),
+    ("13", "\\mathbf{13}", true),
+    ("5", "5\\text{ cm}", true),
+    ("5", "5 \\text{cm}^2", true),
+    ("5", "5\\text{ apples}", true),
+    ("5\\text{ cm}", "5", true),
+    ("5\\text{ cm}", "5\\text{ m}", false),
+    ("5\\text{ inches}", "5\\text{ in}", true),
+    ("30", "30^\\circ", true),
+    ("30^\\circ", "30", true),
+    ("30^{\\circ}", "30^\\circ", true),
+    ("30^\\circ", "60^\\circ", false),
+    ("20", "\\$20", true),
+    ("20", "\\$20.00", true),
+    ("20", "20 dollars", true),
+    ("18.90", "\\$18.90", true),
+    // percentages
+    ("25\\%", "25", true),
+    ("25", "25\\%", true),
+    ("25\\%", "0.25", true),
+    ("25\\%", "\\frac{1}{4}", true),
+    ("25\\%", "25\\%", true),
+    ("25\\%", "26\\%", false),
+    ("25\\%", "2.5", false),
+    ("0.25", "25\\%", true),
+    ("12.5\\%", "12.5", true),
+    // sets, tuples, intervals
+    ("\\{1,2,3\\}", "\\{3,2,1\\}", true),
+    ("\\{1,2,3\\}", "\\{1,2\\}", false),
+    ("\\{1,2,3\\}", "1, 2, 3", true),
+    ("1, 2, 3", "3, 1, 2", true),
+    ("1, 2, 3", "1, 2, 4", false),
+    ("1, 2", "1 \\text{ and } 2", true),
+    ("2, -2", "\\pm 2", true),
+    ("\\pm 2", "2, -2", true),
+    ("\\pm2021", "2021", false),
+    ("2021", "\\pm 2021", false),
+    ("1\\pm\\sqrt{2}", "1+\\sqrt2, 1-\\sqrt2", true),
+    ("1\\pm\\sqrt{2}", "1+\\sqrt2", false),
+    ("(1,2)", "(1,2)", true),
+    ("(1,2)", "(2,1)", false),
+    ("(1,2)", "\\left(1, 2\\right)", true),
+    ("(1,2)", "1, 2", true),
+    ("(1,2,3)", "(1,2,3)", true),
+    ("(1,2,3)", "(1,3,2)", false),
+    ("(\\frac12, \\sqrt{2})", "(0.5, \\sqrt2)", true),
+    ("(1,2]", "(1,2]", true),
+    ("(1,2]", "(1,2)", false),
+    ("(1,2]", "[1,2]", false),
+    ("[0, \\infty)", "[0,\\infty)", true),
+    ("[0, \\infty)", "(0,\\infty)", false),
+    ("(-\\infty, 3)", "x<3", true),
+    ("(-\\infty, 3]", "x \\le 3", true),
+    ("(-\\infty, 3]", "x < 3", false),
+    ("(1,2)", "1<x<2", true),
+    ("1<x<2", "(1,2)", true),
+    ("(2, 5]", "2 < x \\leq 5", true),
+    ("(2, 5]", "5 \\ge x > 2", true),
+    ("x > 3", "3 < x", true),
+    ("x > 3", "x \\ge 3", false),
+    (
+        "(-\\infty,1)\\cup(2,\\infty)",
+        "(2,\\infty)\\cup(-\\infty,1)",
+        true,
+    ),
+    (
+        "(-\\infty,1)\\cup(2,\\infty)",
+        "(-\\infty,1]\\cup(2,\\infty)",
+        false,
+    ),
+    ("\\emptyset", "\\{\\}", true),
+    ("\\{2\\}", "2", true),
+    ("\\langle 1, 2\\rangle", "(1,2)", true),
+    // matrices
+    (
+        "\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}",
+        "\\begin{bmatrix}1&2\\\\3&4\\end{bmatrix}",
+        true,
+    ),
+    (
+        "\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}",
+        "\\begin{pmatrix}1&2\\\\4&3\\end{pmatrix}",
+        false,
+    ),
+    (
+        "\\begin{pmatrix}1\\\\2\\end{pmatrix}",
+        "\\begin{pmatrix}1\\\\2\\end{pmatrix}",
+        true,
+    ),
+    (
+        "\\begin{pmatrix}\\frac12&0\\\\0&1\\end{pmatrix}",
+        "\\begin{pmatrix}0.5&0\\\\0&1\\end{pmatrix}",
+        true,
+    ),
+    (
+        "\\begin{pmatrix}1&2\\end{pmatrix}",
+        "\\begin{pmatrix}1\\\\2\\end{pmatrix}",
+        false,
+    ),
+    // equations
+    ("5", "x=5", true),
+    ("x=5", "5", true),
+    ("x=5", "x = 5", true),
+    ("x=5", "x=6", false),
+    ("y=2x+3", "y=3+2x", true),
+    ("y=2x+3", "2x+3", true),
+    ("y=2x+3", "y=2x-3", false),
+    ("2x+4y-3=0", "y=-\\frac{x}{2}+\\frac{3}{4}", true),
+    ("y = -x/2 + 3/4", "2x+4y=3", true),
+    ("3x-y+13=0", "3x+4y+14=0", false),
+    ("x+y=1", "2x+2y=2", true),
+    ("x+y=1", "x+y=2", false),
+    ("x=5", "y=5", false),
+    ("n=1,2,3", "n=2,3,4", false),
+    ("n=1,2,3", "n=1,2,3", true),
+    ("1, 2, 3", "n=3,2,1", true),
+    ("x=2, y=3", "y=3, x=2", true),
+    ("x=2, y=3", "x=3, y=2", false),
+    ("4", "x = 2+2 = 4", true),
+    ("x^2+y^2=1", "y^2+x^2=1", true),
+    ("x^2+y^2=1", "x^2+y^2=2", false),
+    ("f(x)=0", "\\forall x>0, f(x)=0", false),
+    // functions (numeric backstop)
+    ("\\sin^2 x+\\cos^2 x", "1", true),
+    ("\\sin(\\pi/6)", "\\frac{1}{2}", true),
+    ("\\cos(\\pi/3)", "\\frac{1}{2}", true),
+    ("\\cos(\\pi/3)", "\\frac{\\sqrt3}{2}", false),
+    ("\\ln 2", "\\ln(2)", true),
+    ("\\ln 8", "3\\ln 2", true),
+    ("\\ln 8", "2\\ln 3", false),
+    ("\\log_2 8", "3", true),
+    ("\\log_2 8", "4", false),
+    ("e^x", "\\exp(x)", true),
+    ("\\tan x", "\\frac{\\sin x}{\\cos x}", true),
+    ("\\arctan 1", "\\frac{\\pi}{4}", true),
+    ("\\ln 2", "0.69", true),
+    ("\\ln 2", "0.70", false),
+    ("|-3|", "3", true),
+    ("|x|", "|x|", true),
+    ("2^x", "2^{x}", true),
+    ("2^{x+1}", "2\\cdot 2^x", true),
+    // infinity
+    ("\\infty", "\\infty", true),
+    ("\\infty", "-\\infty", false),
+    ("-\\infty", "-\\infty", true),
+    // multiple choice
+    ("B", "B", true),
+    ("B", "(B)", true),
+    ("B", "\\text{(B)}", true),
+    ("(B)", "B", true),
+    ("B", "C", false),
+    ("\\text{(C)}", "C", true),
+    // text answers
+    ("\\text{Tuesday}", "Tuesday", true),
+    ("Tuesday", "tuesday", true),
+    ("Tuesday", "Wednesday", false),
+    ("\\text{yes}", "Yes", true),
+    ("\\text{no}", "yes", false),
+    ("12:00", "1:00", false),
+    ("12:00", "12:00", true),
+    ("\\text{even}", "\\text{odd}", false),
+    // more perturbations that must be rejected
+    ("\\frac{3}{7}", "\\frac{7}{3}", false),
+    ("\\frac{3}{7}", "0.43", true),
+    ("\\frac{3}{7}", "0.42", false),
+    ("100", "10^3", false),
+    ("2^{10}", "1000", false),
+    ("\\sqrt{3}", "3^{1/3}", false),
+    ("\\sqrt{3}", "\\frac{3}{\\sqrt{3}}", true),
+    ("\\pi+1", "\\pi-1", false),
+    ("2\\pi", "\\pi^2", false),
+    ("e\\pi", "\\pi e", true),
+    ("e+\\pi", "e\\pi", false),
+    ("x^3", "x^2", false),
+    ("x^2-y^2", "(x-y)(x+y)", true),
+    ("x^2-y^2", "(x-y)^2", false),
+    ("\\frac{1}{x+1}", "\\frac{1}{x}+1", false),
+    ("\\frac{1}{x+1}", "(x+1)^{-1}", true),
+    ("2^{-1}", "-2", false),
+    ("-2^2", "-4", true),
+    ("(-2)^2", "4", true),
+    ("-2^2", "4", false),
+    ("10", "1,0", false),
+    ("1,000", "1000", true),
+    ("(0,1)", "[0,1]", false),
+    ("[0,1]", "0 \\le x \\le 1", true),
+    ("[0,1]", "0 < x \\le 1", false),
+    ("\\{1,2\\}", "\\{1,2,2\\}", false),
+    ("3", "3, 3", false),
+    ("\\frac{5}{2}", "2\\frac{1}{2}", true),
+    ("\\frac{5}{2}", "2\\frac{1}{3}", false),
+    ("3i", "3", false),
+    ("i", "-i", false),
+    ("1+i", "1-i", false),
+    ("\\sqrt{-1}", "i", true),
+    ("\\frac{\\pi}{6}", "30^\\circ", false),
+    ("6", "6\\%", true),
+    ("0.06", "6", false),
+    ("5!", "24", false),
+    ("\\binom{6}{3}", "15", false),
+    ("\\ln 3", "\\log 3", false),
+    ("\\sin x", "\\cos x", false),
+    ("x+1", "x+1.0001", false),
+    ("\\frac{1}{1024}", "0.0009765625", true),
+    ("\\frac{1}{1024}", "0.0009765626", false),
+    ("123456789", "123456788", false),
+    ("-\\infty", "\\infty", false),
+    ("(2,3)", "x=2, y=3", true),
+    ("A", "B", false),
+    ("\\text{(A)}", "\\text{(D)}", false),
+    ("12", "twelve", false),
+    // structure mismatches
+    ("(1,2)", "\\{1,2\\}", false),
+    ("5", "(5, 6)", false),
+    ("\\{1,2\\}", "(1,2)", false),
+    ("x > 3", "3", false),
+    ("7", "\\text{seven}", false),
+];
+
+#[test]
+fn table_of_cases() {
+    let mut failures = Vec::new();
+    for (gold, answer, expected) in CASES {
+        let v = equivalent(answer, gold);
+        if v.correct != *expected {
+            failures.push(format!(
+                "gold {gold:?} answer {answer:?}: expected {expected}, got {} ({})",
+                v.correct, v.reason
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        CASES.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn the_table_is_large_and_balanced() {
+    let positives = CASES.iter().filter(|c| c.2).count();
+    assert!(CASES.len() >= 250, "{}", CASES.len());
+    assert!(positives > 100 && CASES.len() - positives > 80);
+}
+
+/// (response, gold, expected): extraction plus comparison.
+const RESPONSES: &[(&str, &str, bool)] = &[
+    ("The answer is $\\boxed{\\frac{1}{2}}$.", "0.5", true),
+    ("We get 3 and then 5. So \\boxed{5}.", "5", true),
+    ("\\boxed{3} ... on reflection \\boxed{4}", "4", true),
+    ("\\boxed{3} ... on reflection \\boxed{4}", "3", false),
+    ("Final answer: $(1, 2)$", "(1,2)", true),
+    ("The final answer is (1, 2)", "(1,2)", true),
+    ("**Answer:** 17", "17", true),
+    ("Therefore, the answer is 17.", "17", true),
+    (
+        "Compute 2+2=4, then 4*3=12.\nThus the result is 12.",
+        "12",
+        true,
+    ),
+    (
+        "I computed many things like 12 and 15 but I'm not sure",
+        "12",
+        false,
+    ),
+    ("The value is 4\\sqrt(2).", "4", false),
+    ("\\boxed{}", "0", false),
+    ("", "0", false),
+    ("\\[\\boxed{x = 3}\\]", "3", true),
+    ("so $x \\in [2, 5)$", "[2,5)", true),
+    ("The final answer is $\\boxed{\\text{(B)}}$", "B", true),
+    ("Hence $\\boxed{\\pm 2021}$", "2021", false),
+    ("Thus \\boxed{1+\\frac{1}{e}}", "1-\\frac{1}{e}", false),
+    ("Thus \\boxed{\\frac{1}{2006!}}", "\\frac{1}{2004!}", false),
+];
+
+#[test]
+fn responses_are_extracted_and_compared() {
+    for (response, gold, expected) in RESPONSES {
+        let v = check(response, gold);
+        assert_eq!(
+            v.correct, *expected,
+            "response {response:?} gold {gold:?}: {v:?}"
+        );
+    }
+}
+
+#[test]
+fn no_answer_is_reported() {
+    let v = check("I am not sure.", "3");
+    assert_eq!(v.verdict, "no_answer");
+    assert_eq!(v.extracted, None);
+    let v = check("\\boxed{ }", "3");
+    assert_eq!(v.verdict, "no_answer");
+}
+
+#[test]
+fn factorials_beyond_the_limits_are_never_accepted() {
+    // Math-Verify accepts this pair; 2006! is beyond our work limit, so the verdict
+    // is "undecidable" (reward 0) unless the texts are identical.
+    let v = equivalent("\\frac{1}{2006!}", "\\frac{1}{2004!}");
+    assert!(!v.correct);
+    assert_eq!(v.verdict, "undecidable");
+    assert!(equivalent("\\frac{1}{2006!}", "\\frac{1}{2006!}").correct);
+}
+
+#[test]
+fn limits_give_undecidable_not_hangs() {
+    let v = equivalent("10^{10^{10^{10}}}", "10^{10^{10^{11}}}");
+    assert_eq!(v.verdict, "undecidable");
+    assert!(!v.correct);
+    // Written identically, a huge expression is still recognised.
+    assert!(equivalent("10^{10^{10^{10}}}", "10^{10^{10^{10}}}").correct);
+    let v = equivalent("2^{2^{64}}", "4");
+    assert_eq!(v.verdict, "undecidable");
+    let v = equivalent("(x+1)^{1000}", "x");
+    assert_eq!(v.verdict, "undecidable");
+}
