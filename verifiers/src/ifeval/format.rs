@@ -23,7 +23,11 @@ pub fn number_bullet_lists(value: &str, expected: u64) -> bool {
     (star.find_iter(value).count() + dash.find_iter(value).count()) as u64 == expected
 }
 
-const CONSTRAINED_OPTIONS: [&str; 3] = ["My answer is yes.", "My answer is no.", "My answer is maybe."];
+const CONSTRAINED_OPTIONS: [&str; 3] = [
+    "My answer is yes.",
+    "My answer is no.",
+    "My answer is maybe.",
+];
 
 /// `detectable_format:constrained_response`: contains one of the fixed answers.
 pub fn constrained_response(value: &str) -> bool {

@@ -10,27 +10,71 @@ use super::{punctuation, startend};
 /// compiled once, when the instruction is parsed.
 #[derive(Debug, Clone)]
 pub enum Instruction {
-    KeywordsExistence { keywords: Vec<Regex> },
-    KeywordsFrequency { keyword: Regex, frequency: u64, relation: Relation },
-    ForbiddenWords { words: Vec<Regex> },
-    LetterFrequency { letter: char, frequency: u64, relation: Relation },
-    ResponseLanguage { language: String },
-    NumberSentences { num_sentences: u64, relation: Relation },
-    NumberParagraphs { num_paragraphs: u64 },
-    NumberWords { num_words: u64, relation: Relation },
-    NthParagraphFirstWord { num_paragraphs: u64, nth_paragraph: u64, first_word: String },
-    NumberPlaceholders { num_placeholders: u64 },
-    Postscript { marker: Regex },
-    NumberBulletLists { num_bullets: u64 },
+    KeywordsExistence {
+        keywords: Vec<Regex>,
+    },
+    KeywordsFrequency {
+        keyword: Regex,
+        frequency: u64,
+        relation: Relation,
+    },
+    ForbiddenWords {
+        words: Vec<Regex>,
+    },
+    LetterFrequency {
+        letter: char,
+        frequency: u64,
+        relation: Relation,
+    },
+    ResponseLanguage {
+        language: String,
+    },
+    NumberSentences {
+        num_sentences: u64,
+        relation: Relation,
+    },
+    NumberParagraphs {
+        num_paragraphs: u64,
+    },
+    NumberWords {
+        num_words: u64,
+        relation: Relation,
+    },
+    NthParagraphFirstWord {
+        num_paragraphs: u64,
+        nth_paragraph: u64,
+        first_word: String,
+    },
+    NumberPlaceholders {
+        num_placeholders: u64,
+    },
+    Postscript {
+        marker: Regex,
+    },
+    NumberBulletLists {
+        num_bullets: u64,
+    },
     ConstrainedResponse,
-    NumberHighlightedSections { num_highlights: u64 },
-    MultipleSections { splitter: Regex, num_sections: u64 },
+    NumberHighlightedSections {
+        num_highlights: u64,
+    },
+    MultipleSections {
+        splitter: Regex,
+        num_sections: u64,
+    },
     JsonFormat,
     Title,
     TwoResponses,
-    RepeatPrompt { prompt: String },
-    EndChecker { end_phrase: String },
-    CapitalWordFrequency { frequency: u64, relation: Relation },
+    RepeatPrompt {
+        prompt: String,
+    },
+    EndChecker {
+        end_phrase: String,
+    },
+    CapitalWordFrequency {
+        frequency: u64,
+        relation: Relation,
+    },
     EnglishCapital,
     EnglishLowercase,
     NoComma,
@@ -73,20 +117,34 @@ impl Instruction {
         use Instruction::*;
         match self {
             KeywordsExistence { keywords: k } => keywords::existence(value, k),
-            KeywordsFrequency { keyword, frequency, relation } => {
-                keywords::frequency(value, keyword, *frequency, *relation)
-            }
+            KeywordsFrequency {
+                keyword,
+                frequency,
+                relation,
+            } => keywords::frequency(value, keyword, *frequency, *relation),
             ForbiddenWords { words } => keywords::forbidden_words(value, words),
-            LetterFrequency { letter, frequency, relation } => {
-                keywords::letter_frequency(value, *letter, *frequency, *relation)
-            }
+            LetterFrequency {
+                letter,
+                frequency,
+                relation,
+            } => keywords::letter_frequency(value, *letter, *frequency, *relation),
             ResponseLanguage { language: code } => language::response_language(value, code),
-            NumberSentences { num_sentences, relation } => {
-                length::number_sentences(value, *num_sentences, *relation)
+            NumberSentences {
+                num_sentences,
+                relation,
+            } => length::number_sentences(value, *num_sentences, *relation),
+            NumberParagraphs { num_paragraphs } => {
+                length::number_paragraphs(value, *num_paragraphs)
             }
-            NumberParagraphs { num_paragraphs } => length::number_paragraphs(value, *num_paragraphs),
-            NumberWords { num_words, relation } => length::number_words(value, *num_words, *relation),
-            NthParagraphFirstWord { num_paragraphs, nth_paragraph, first_word } => {
+            NumberWords {
+                num_words,
+                relation,
+            } => length::number_words(value, *num_words, *relation),
+            NthParagraphFirstWord {
+                num_paragraphs,
+                nth_paragraph,
+                first_word,
+            } => {
                 length::nth_paragraph_first_word(value, *num_paragraphs, *nth_paragraph, first_word)
             }
             NumberPlaceholders { num_placeholders } => {
@@ -98,17 +156,19 @@ impl Instruction {
             NumberHighlightedSections { num_highlights } => {
                 format::number_highlighted_sections(value, *num_highlights)
             }
-            MultipleSections { splitter, num_sections } => {
-                format::multiple_sections(value, splitter, *num_sections)
-            }
+            MultipleSections {
+                splitter,
+                num_sections,
+            } => format::multiple_sections(value, splitter, *num_sections),
             JsonFormat => format::json_format(value),
             Title => format::title(value),
             TwoResponses => combination::two_responses(value),
             RepeatPrompt { prompt } => combination::repeat_prompt(value, prompt),
             EndChecker { end_phrase } => startend::end_checker(value, end_phrase),
-            CapitalWordFrequency { frequency, relation } => {
-                change_case::capital_word_frequency(value, *frequency, *relation)
-            }
+            CapitalWordFrequency {
+                frequency,
+                relation,
+            } => change_case::capital_word_frequency(value, *frequency, *relation),
             EnglishCapital => change_case::english_capital(value),
             EnglishLowercase => change_case::english_lowercase(value),
             NoComma => punctuation::no_comma(value),

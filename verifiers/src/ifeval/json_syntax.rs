@@ -102,7 +102,9 @@ impl Parser<'_> {
                 Some(b'\\') => {
                     self.pos += 1;
                     match self.peek() {
-                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.pos += 1,
+                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {
+                            self.pos += 1
+                        }
                         Some(b'u') => {
                             let hex = self.s.get(self.pos + 1..self.pos + 5);
                             if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
@@ -197,10 +199,28 @@ mod tests {
 
     #[test]
     fn follows_python_json_loads() {
-        for ok in ["{}", " [1, -2.5e3, \"a\\u00e9\"] ", "NaN", "-Infinity", "{\"a\": {\"b\": null}}", "\"\\ud800\""] {
+        for ok in [
+            "{}",
+            " [1, -2.5e3, \"a\\u00e9\"] ",
+            "NaN",
+            "-Infinity",
+            "{\"a\": {\"b\": null}}",
+            "\"\\ud800\"",
+        ] {
             assert!(is_valid(ok), "{ok}");
         }
-        for bad in ["", "{", "[1,]", "01", "1.", "'a'", "{\"a\" 1}", "\"a\u{1}\"", "[1] x", "\u{feff}{}"] {
+        for bad in [
+            "",
+            "{",
+            "[1,]",
+            "01",
+            "1.",
+            "'a'",
+            "{\"a\" 1}",
+            "\"a\u{1}\"",
+            "[1] x",
+            "\u{feff}{}",
+        ] {
             assert!(!is_valid(bad), "{bad}");
         }
         let deep = "[".repeat(1000) + &"]".repeat(1000);

@@ -42,10 +42,12 @@ impl<'a> Args<'a> {
     }
 
     fn take(&mut self, kwarg: &str) -> Result<Value, IfevalError> {
-        self.map.remove(kwarg).ok_or_else(|| IfevalError::MissingKwarg {
-            id: self.id.to_owned(),
-            kwarg: kwarg.to_owned(),
-        })
+        self.map
+            .remove(kwarg)
+            .ok_or_else(|| IfevalError::MissingKwarg {
+                id: self.id.to_owned(),
+                kwarg: kwarg.to_owned(),
+            })
     }
 
     fn count(&mut self, kwarg: &str) -> Result<u64, IfevalError> {
@@ -78,15 +80,25 @@ impl<'a> Args<'a> {
 
     fn relation(&mut self, kwarg: &str) -> Result<Relation, IfevalError> {
         let s = self.text(kwarg)?;
-        Relation::parse(&s)
-            .ok_or_else(|| self.bad(kwarg, format!("must be \"less than\" or \"at least\", found {s:?}")))
+        Relation::parse(&s).ok_or_else(|| {
+            self.bad(
+                kwarg,
+                format!("must be \"less than\" or \"at least\", found {s:?}"),
+            )
+        })
     }
 
     fn regex(&self, kwarg: &str, pattern: &str, flags: Flags) -> Result<regex::Regex, IfevalError> {
         pyregex::compile(pattern, flags).map_err(|e| IfevalError::BadRegex {
             id: self.id.to_owned(),
             kwarg: kwarg.to_owned(),
-            message: e.to_string().lines().last().unwrap_or_default().trim().to_owned(),
+            message: e
+                .to_string()
+                .lines()
+                .last()
+                .unwrap_or_default()
+                .trim()
+                .to_owned(),
         })
     }
 
@@ -152,7 +164,12 @@ pub fn parse(id: &str, kwargs: Option<&Map<String, Value>>) -> Result<Instructio
             let mut chars = letter.chars();
             let letter = match (chars.next(), chars.next()) {
                 (Some(c), None) if c.is_ascii_alphabetic() => c.to_ascii_lowercase(),
-                _ => return Err(a.bad("letter", format!("must be one ASCII letter, found {letter:?}"))),
+                _ => {
+                    return Err(a.bad(
+                        "letter",
+                        format!("must be one ASCII letter, found {letter:?}"),
+                    ))
+                }
             };
             LetterFrequency {
                 letter,
@@ -163,7 +180,10 @@ pub fn parse(id: &str, kwargs: Option<&Map<String, Value>>) -> Result<Instructio
         "language:response_language" => {
             let language = a.text("language")?;
             if !IFEVAL_LANGUAGES.contains(&language.as_str()) {
-                return Err(a.bad("language", format!("must be one of IFEval's 30 ISO 639-1 codes, found {language:?}")));
+                return Err(a.bad(
+                    "language",
+                    format!("must be one of IFEval's 30 ISO 639-1 codes, found {language:?}"),
+                ));
             }
             ResponseLanguage { language }
         }

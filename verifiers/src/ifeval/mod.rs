@@ -38,8 +38,8 @@ mod keywords;
 pub mod kwargs;
 pub mod language;
 mod length;
-pub mod punkt;
 mod punctuation;
+pub mod punkt;
 pub mod pyregex;
 pub mod pystr;
 pub mod relation;
@@ -65,7 +65,9 @@ pub fn parse_list(ids: &[Value], kwargs: &[Value]) -> Result<Vec<Instruction>, I
         .zip(kwargs)
         .enumerate()
         .map(|(index, (id, kw))| {
-            let id = id.as_str().ok_or_else(|| IfevalError::UnknownId(id.to_string()))?;
+            let id = id
+                .as_str()
+                .ok_or_else(|| IfevalError::UnknownId(id.to_string()))?;
             let kw = match kw {
                 Value::Null => None,
                 Value::Object(m) => Some(m),

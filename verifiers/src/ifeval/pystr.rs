@@ -82,6 +82,9 @@ mod tests {
     fn strip_uses_python_whitespace() {
         assert_eq!(strip("\u{1c} a b \u{a0}\n"), "a b");
         assert_eq!(rstrip("x \u{1f}"), "x");
-        assert_eq!(split_whitespace(" a\u{1e}b  c ").collect::<Vec<_>>(), ["a", "b", "c"]);
+        assert_eq!(
+            split_whitespace(" a\u{1e}b  c ").collect::<Vec<_>>(),
+            ["a", "b", "c"]
+        );
     }
 }

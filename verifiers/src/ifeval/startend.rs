@@ -5,7 +5,10 @@ use super::pystr::strip;
 /// `startend:end_checker`: whitespace then `"` stripped, lowercased, ends with the
 /// phrase (`phrase` is given stripped and lowercased).
 pub fn end_checker(value: &str, phrase: &str) -> bool {
-    strip(value).trim_matches('"').to_lowercase().ends_with(phrase)
+    strip(value)
+        .trim_matches('"')
+        .to_lowercase()
+        .ends_with(phrase)
 }
 
 /// `startend:quotation`: more than one character, starting and ending with `"`.

@@ -17,11 +17,11 @@ struct Rule {
     with: &'static str,
 }
 
+/// NLTK compiles these with the `regex` module, whose `\s`, `\w` and `\b` are the
+/// Unicode ones, as in Rust.
 fn rule(pattern: &str, with: &'static str) -> Rule {
-    // Python's `\s` also covers \x1c-\x1f.
-    let pattern = pattern.replace(r"\s", r"[\s\x1C-\x1F]");
     Rule {
-        re: Regex::new(&pattern).expect("static pattern"),
+        re: Regex::new(pattern).expect("static pattern"),
         with,
     }
 }
@@ -81,11 +81,17 @@ fn rules() -> &'static Rules {
 }
 
 fn apply(text: String, rules: &[Rule]) -> String {
-    rules.iter().fold(text, |t, r| r.re.replace_all(&t, r.with).into_owned())
+    rules
+        .iter()
+        .fold(text, |t, r| r.re.replace_all(&t, r.with).into_owned())
 }
 
+/// `\w` of the `regex` module (Unicode: letters, marks, digits, connectors).
 fn is_word(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| Regex::new(r"^\w$").expect("static pattern"));
+    let mut buf = [0u8; 4];
+    re.is_match(c.encode_utf8(&mut buf))
 }
 
 /// `(?i)(?<!\w)(')(?!(?:re|ve|ll|m|t|s|d|n)\b)(?=\w)` → `' `: a quote that opens
@@ -98,11 +104,13 @@ fn split_opening_quotes(text: &str) -> String {
         if c == '\'' && !prev.is_some_and(is_word) {
             let rest = &text[i + 1..];
             let opens_word = rest.chars().next().is_some_and(is_word);
-            let contraction = ["re", "ve", "ll", "m", "t", "s", "d", "n"].iter().any(|suffix| {
-                rest.get(..suffix.len())
-                    .is_some_and(|head| head.eq_ignore_ascii_case(suffix))
-                    && !rest[suffix.len()..].chars().next().is_some_and(is_word)
-            });
+            let contraction = ["re", "ve", "ll", "m", "t", "s", "d", "n"]
+                .iter()
+                .any(|suffix| {
+                    rest.get(..suffix.len())
+                        .is_some_and(|head| head.eq_ignore_ascii_case(suffix))
+                        && !rest[suffix.len()..].chars().next().is_some_and(is_word)
+                });
             if opens_word && !contraction {
                 out.push(' ');
             }
@@ -140,7 +148,10 @@ mod tests {
     fn treebank_splits_contractions_and_punctuation() {
         assert_eq!(
             word_tokenize("I CAN'T go, \"REALLY\" (no). They're 'fine' cannot."),
-            ["I", "CA", "N'T", "go", ",", "``", "REALLY", "''", "(", "no", ")", ".", "They", "'re", "'", "fine", "'", "can", "not", "."]
+            [
+                "I", "CA", "N'T", "go", ",", "``", "REALLY", "''", "(", "no", ")", ".", "They",
+                "'re", "'", "fine", "'", "can", "not", "."
+            ]
         );
     }
 }

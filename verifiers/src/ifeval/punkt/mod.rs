@@ -10,10 +10,10 @@ mod params;
 mod token;
 mod words;
 
-use crate::ifeval::pystr::{is_space, rstrip};
+use crate::ifeval::pystr::rstrip;
 use params::Params;
 use token::{annotate_first_pass, annotate_second_pass, Token};
-use words::is_non_word;
+use words::{is_non_word, is_space};
 
 /// A candidate sentence end: a `.`, `?` or `!` followed by punctuation or by
 /// whitespace and another token.
@@ -147,7 +147,16 @@ fn realignment(s: &str) -> Option<(usize, usize)> {
     let is_closer = |c: char| {
         matches!(
             c,
-            '"' | '\'' | ')' | ']' | '}' | '\u{2018}' | '\u{2019}' | '\u{201c}' | '\u{201d}' | '\u{ab}' | '\u{bb}'
+            '"' | '\''
+                | ')'
+                | ']'
+                | '}'
+                | '\u{2018}'
+                | '\u{2019}'
+                | '\u{201c}'
+                | '\u{201d}'
+                | '\u{ab}'
+                | '\u{bb}'
         )
     };
     let mut pos = 0;
@@ -228,10 +237,20 @@ mod tests {
     fn splits_like_nltk_english() {
         assert_eq!(
             sentences("Mr. Smith went to Washington. He arrived at 5 p.m. on Monday! Really?"),
-            ["Mr. Smith went to Washington.", "He arrived at 5 p.m. on Monday!", "Really?"]
+            [
+                "Mr. Smith went to Washington.",
+                "He arrived at 5 p.m. on Monday!",
+                "Really?"
+            ]
         );
-        assert_eq!(sentences("(Sent one.) Sent two."), ["(Sent one.)", "Sent two."]);
-        assert_eq!(sentences("Very bad acting!!! I promise."), ["Very bad acting!!!", "I promise."]);
+        assert_eq!(
+            sentences("(Sent one.) Sent two."),
+            ["(Sent one.)", "Sent two."]
+        );
+        assert_eq!(
+            sentences("Very bad acting!!! I promise."),
+            ["Very bad acting!!!", "I promise."]
+        );
         assert_eq!(count_sentences(""), 0);
         assert_eq!(count_sentences("   "), 0);
         assert_eq!(count_sentences("no end"), 1);

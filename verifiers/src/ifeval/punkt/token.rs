@@ -71,22 +71,10 @@ impl<'a> Token<'a> {
 
     /// `[^\W\d]\.$`: a single letter (or underscore) and a period.
     fn is_initial(&self) -> bool {
-        let mut chars = self.tok.chars();
-        match (chars.next(), chars.next(), chars.next()) {
-            (Some(c), Some('.'), None) => {
-                (c.is_alphabetic() || c == '_' || c.is_numeric()) && !is_decimal(c)
-            }
-            _ => false,
-        }
+        static RE: OnceLock<Regex> = OnceLock::new();
+        RE.get_or_init(|| Regex::new(r"^[^\W\d]\.$").expect("static pattern"))
+            .is_match(self.tok)
     }
-}
-
-/// Python's `\d` (general category Nd).
-fn is_decimal(c: char) -> bool {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    let re = RE.get_or_init(|| Regex::new(r"^\d$").expect("static pattern"));
-    let mut buf = [0u8; 4];
-    re.is_match(c.encode_utf8(&mut buf))
 }
 
 /// First pass: decisions from the token's own type.

@@ -5,7 +5,10 @@
 //! MultiChar | (?=WordStart)\S+?(?=\s|$|NonWord|MultiChar|,(?=$|\s|NonWord|MultiChar)) | \S
 //! ```
 
-use crate::ifeval::pystr::is_space;
+/// `\s` as NLTK's `regex`-module patterns see it: Unicode White_Space.
+pub fn is_space(c: char) -> bool {
+    c.is_whitespace()
+}
 
 /// `_re_non_word_chars`: characters that cannot appear within words.
 pub fn is_non_word(c: char) -> bool {
@@ -37,7 +40,21 @@ pub fn is_non_word(c: char) -> bool {
 fn is_word_start(c: char) -> bool {
     !matches!(
         c,
-        '(' | '"' | '`' | '{' | '[' | ':' | ';' | '&' | '#' | '*' | '@' | ')' | '}' | ']' | '-' | ','
+        '(' | '"'
+            | '`'
+            | '{'
+            | '['
+            | ':'
+            | ';'
+            | '&'
+            | '#'
+            | '*'
+            | '@'
+            | ')'
+            | '}'
+            | ']'
+            | '-'
+            | ','
     )
 }
 
@@ -119,7 +136,10 @@ mod tests {
     fn splits_like_nltk() {
         assert_eq!(
             tokenize("Hello, (world)... It's e.g. 3.5 -- ok. . . done!"),
-            ["Hello", ",", "(", "world", ")", "...", "It", "'s", "e.g.", "3.5", "--", "ok", ". . .", "done", "!"]
+            [
+                "Hello", ",", "(", "world", ")", "...", "It", "'s", "e.g.", "3.5", "--", "ok",
+                ". . .", "done", "!"
+            ]
         );
         assert_eq!(tokenize("a,b, c"), ["a,b", ",", "c"]);
     }
