@@ -90,4 +90,24 @@ fn main() {
         "  {:>2} threads:      {all:>12.0} instructions/s ({p2} passes)",
         rayon::current_num_threads()
     );
+    if std::env::var_os("IFEVAL_BENCH_BY_ID").is_some() {
+        by_id(&rows);
+    }
+}
+
+/// Single-thread throughput of the single-instruction rows, per id.
+fn by_id(rows: &[Row]) {
+    let mut groups: std::collections::BTreeMap<&str, Vec<&Row>> = Default::default();
+    for row in rows.iter().filter(|r| r.ids.len() == 1) {
+        groups
+            .entry(row.ids[0].as_str().unwrap_or("?"))
+            .or_default()
+            .push(row);
+    }
+    for (id, group) in groups {
+        let (rate, _) = measure(Duration::from_millis(200), || {
+            group.iter().map(|r| grade(r)).sum()
+        });
+        println!("  {id:48} {rate:>10.0} instructions/s");
+    }
 }

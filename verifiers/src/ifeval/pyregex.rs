@@ -10,6 +10,9 @@
 //! Known, documented gap: `\b` keeps Rust's Unicode word definition, which counts
 //! combining marks as word characters where Python does not.
 
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
 use regex::{Regex, RegexBuilder};
 
 /// Python's `\w` for `str` patterns: letters, numbers and underscore.
@@ -88,14 +91,34 @@ pub fn translate(pattern: &str) -> String {
     out
 }
 
-/// Translates and compiles a Python pattern.
+/// Most compiled patterns kept for reuse; the cache is emptied when it fills.
+const CACHE_CAPACITY: usize = 4096;
+
+type Cache = Mutex<HashMap<(String, bool, bool), Regex>>;
+
+/// Translates and compiles a Python pattern. Compiled patterns are memoised:
+/// training scores the same prompt's arguments once per rollout, and compiling a
+/// Unicode-aware pattern costs far more than checking a response with it.
 pub fn compile(pattern: &str, flags: Flags) -> Result<Regex, regex::Error> {
-    RegexBuilder::new(&translate(pattern))
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Cache::default);
+    let key = (pattern.to_owned(), flags.ignore_case, flags.multi_line);
+    if let Some(re) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return Ok(re);
+    }
+    let re = RegexBuilder::new(&translate(pattern))
         .case_insensitive(flags.ignore_case)
         .multi_line(flags.multi_line)
         .size_limit(SIZE_LIMIT)
         .dfa_size_limit(SIZE_LIMIT)
-        .build()
+        .build()?;
+    if let Ok(mut c) = cache.lock() {
+        if c.len() >= CACHE_CAPACITY {
+            c.clear();
+        }
+        c.insert(key, re.clone());
+    }
+    Ok(re)
 }
 
 #[cfg(test)]
