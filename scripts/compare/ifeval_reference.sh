@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Differential test of cascade's IFEval verifier against the reference
-# (lm-eval's instructions.py), plus both throughputs measured in the same run.
+# (lm-eval's instructions.py) on a written corpus and on random fuzz texts, plus
+# both throughputs measured in the same run.
 #
 #   scripts/compare/ifeval_reference.sh [CORPUS.jsonl]
 #
@@ -43,4 +44,11 @@ ours="$(mktemp)"
 trap 'rm -f "$ours"' EXIT
 target/release/cascade score --env ifeval --input "$corpus" --output "$ours"
 NLTK_DATA="$nltk_data" "$venv/bin/python" "$root/scripts/compare/ifeval_reference.py" "$corpus" "$ours"
+
+# Fuzz: exact sentence / capital-word / word / regex-match counts on random texts.
+fuzz="$(mktemp)"; fuzz_ours="$(mktemp)"
+trap 'rm -f "$ours" "$fuzz" "$fuzz_ours"' EXIT
+NLTK_DATA="$nltk_data" "$venv/bin/python" "$root/scripts/compare/ifeval_fuzz.py" write "${FUZZ_COUNT:-3000}" 1 "$fuzz"
+target/release/cascade score --env ifeval --input "$fuzz" --output "$fuzz_ours" 2>/dev/null
+python3 "$root/scripts/compare/ifeval_fuzz.py" check "$fuzz" "$fuzz_ours"
 cargo bench -q -p cascade-verifiers --bench ifeval -- "$corpus"

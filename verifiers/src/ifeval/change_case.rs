@@ -35,3 +35,45 @@ pub fn english_capital(value: &str) -> bool {
 pub fn english_lowercase(value: &str) -> bool {
     is_lower(value) && is_english(value)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ifeval::strict_verdict as v;
+    use serde_json::json;
+
+    #[test]
+    fn capital_words_follow_nltk_tokens() {
+        // Tokens: I, CA, N'T, GO, ., OK → 5 all-caps tokens (N'T counts).
+        let c = |n: u64, rel: &str| {
+            v(
+                "change_case:capital_word_frequency",
+                json!({"capital_frequency": n, "capital_relation": rel}),
+                "I CAN'T GO. ok OK",
+            )
+        };
+        assert!(c(5, "at least") && !c(6, "at least"));
+        assert!(c(6, "less than") && !c(5, "less than"));
+    }
+
+    #[test]
+    fn english_case_checks() {
+        let upper = "THE QUICK BROWN FOX JUMPS OVER THE LAZY DOG WHILE THE FARMER WATCHES.";
+        assert!(v("change_case:english_capital", json!({}), upper));
+        assert!(!v(
+            "change_case:english_capital",
+            json!({}),
+            "THE QUICK brown FOX"
+        ));
+        assert!(v(
+            "change_case:english_lowercase",
+            json!({}),
+            &upper.to_lowercase()
+        ));
+        assert!(!v("change_case:english_lowercase", json!({}), "123 !!!")); // no cased character
+        assert!(!v(
+            "change_case:english_lowercase",
+            json!({}),
+            "el perro come la comida en la cocina cada mañana antes del amanecer."
+        ));
+    }
+}

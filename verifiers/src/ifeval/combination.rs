@@ -25,3 +25,31 @@ pub fn two_responses(value: &str) -> bool {
 pub fn repeat_prompt(value: &str, prompt: &str) -> bool {
     strip(value).to_lowercase().starts_with(prompt)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ifeval::strict_verdict as v;
+    use serde_json::json;
+
+    #[test]
+    fn two_different_responses() {
+        assert!(v("combination:two_responses", json!({}), "A\n******\nB"));
+        assert!(!v("combination:two_responses", json!({}), "A\n******\n A "));
+        assert!(!v(
+            "combination:two_responses",
+            json!({}),
+            "A\n******\n\n******\nB"
+        ));
+    }
+
+    #[test]
+    fn repeat_prompt_ignores_case_and_outer_space() {
+        let kw = json!({"prompt_to_repeat": " Write a poem. "});
+        assert!(v(
+            "combination:repeat_prompt",
+            kw.clone(),
+            "  WRITE A POEM. Roses..."
+        ));
+        assert!(!v("combination:repeat_prompt", kw, "Sure! Write a poem."));
+    }
+}

@@ -63,3 +63,73 @@ pub fn evaluate(instructions: &[Instruction], response: &str) -> Verdicts {
         .collect();
     Verdicts { strict, loose }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ifeval::parse_list;
+    use serde_json::json;
+
+    #[test]
+    fn loose_passes_when_only_a_preamble_or_stars_break_it() {
+        let ins = parse_list(
+            &[
+                json!("punctuation:no_comma"),
+                json!("detectable_format:title"),
+                json!("startend:quotation"),
+            ],
+            &[json!({}), json!({}), json!({})],
+        )
+        .unwrap();
+        let v = evaluate(&ins, "Sure, here it is:\n\"<<Ode>> to joy\"");
+        assert_eq!(v.strict, [false, true, false]);
+        assert_eq!(v.loose, [true, true, true]);
+        let stars = parse_list(
+            &[json!("detectable_format:number_bullet_lists")],
+            &[json!({"num_bullets": 1})],
+        )
+        .unwrap();
+        let v = evaluate(&stars, "**Plan**\n* one");
+        assert_eq!((v.strict[0], v.loose[0]), (true, true));
+    }
+
+    #[test]
+    fn variants_follow_the_reference_order() {
+        let v = loose_variants("a*\nb\nc*");
+        assert_eq!(v[0], "a*\nb\nc*");
+        assert_eq!(v[1], "a\nb\nc");
+        assert_eq!(v[2], "b\nc*");
+        assert_eq!(v[3], "a*\nb");
+        assert_eq!(v[4], "b");
+        assert_eq!(v[7], "b");
+    }
+
+    #[test]
+    fn kwarg_errors_name_id_and_argument() {
+        let err = |id: &str, kw| parse_list(&[json!(id)], &[kw]).unwrap_err().to_string();
+        assert_eq!(
+            err("detectable_format:title", json!({"num": 1})),
+            "instruction `detectable_format:title`: unexpected kwarg `num`"
+        );
+        assert_eq!(
+            err(
+                "keywords:frequency",
+                json!({"keyword": "x", "relation": "at least"})
+            ),
+            "instruction `keywords:frequency`: missing kwarg `frequency`"
+        );
+        assert_eq!(err("language:response_language", json!({"language": "xx"})), "instruction `language:response_language`: kwarg `language` must be one of IFEval's 30 ISO 639-1 codes, found \"xx\"");
+        assert!(
+            err("keywords:existence", json!({"keywords": ["a(?=b)"]})).starts_with(
+                "instruction `keywords:existence`: kwarg `keywords` is not a usable regex"
+            )
+        );
+        assert_eq!(err("length_constraints:nth_paragraph_first_word", json!({"num_paragraphs": 2, "nth_paragraph": 3, "first_word": "a"})), "instruction `length_constraints:nth_paragraph_first_word`: kwarg `nth_paragraph` must be between 1 and num_paragraphs (2), found 3");
+        assert_eq!(
+            parse_list(&[json!("punctuation:no_comma")], &[])
+                .unwrap_err()
+                .to_string(),
+            "1 instruction ids but 0 kwargs entries"
+        );
+    }
+}

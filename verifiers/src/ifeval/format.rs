@@ -84,3 +84,64 @@ pub fn title(value: &str) -> bool {
         !strip(inner).is_empty()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ifeval::strict_verdict as v;
+    use serde_json::json;
+
+    #[test]
+    fn bullets_are_counted_exactly() {
+        let b = |n: u64, text: &str| {
+            v(
+                "detectable_format:number_bullet_lists",
+                json!({"num_bullets": n}),
+                text,
+            )
+        };
+        assert!(b(3, "* a\n  * b\n- c\n**bold**"));
+        assert!(!b(2, "* a\n  * b\n- c"));
+        assert!(!b(4, "* a\n  * b\n- c"));
+    }
+
+    #[test]
+    fn highlights_sections_title_json_constrained() {
+        assert!(v(
+            "detectable_format:number_highlighted_sections",
+            json!({"num_highlights": 2}),
+            "*a* and **b**"
+        ));
+        assert!(!v(
+            "detectable_format:number_highlighted_sections",
+            json!({"num_highlights": 1}),
+            "* * and ** **"
+        ));
+        let s = |n: u64, text: &str| {
+            v(
+                "detectable_format:multiple_sections",
+                json!({"section_spliter": "SECTION", "num_sections": n}),
+                text,
+            )
+        };
+        assert!(s(2, "SECTION 1\na\nSECTION 2\nb") && !s(3, "SECTION 1\na\nSECTION 2\nb"));
+        assert!(!s(1, "section 1 is lowercase"));
+        assert!(v("detectable_format:title", json!({}), "<<Title>>\nbody"));
+        assert!(!v("detectable_format:title", json!({}), "<<  >> body"));
+        assert!(v(
+            "detectable_format:json_format",
+            json!({}),
+            "```json\n{\"a\": [1, 2]}\n```"
+        ));
+        assert!(!v("detectable_format:json_format", json!({}), "{'a': 1}"));
+        assert!(v(
+            "detectable_format:constrained_response",
+            json!({}),
+            "Hmm. My answer is maybe."
+        ));
+        assert!(!v(
+            "detectable_format:constrained_response",
+            json!({}),
+            "My answer is Yes."
+        ));
+    }
+}

@@ -29,3 +29,66 @@ pub fn letter_frequency(value: &str, letter: char, frequency: u64, relation: Rel
         .count();
     relation.holds(count as u64, frequency)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ifeval::strict_verdict as v;
+    use serde_json::json;
+
+    #[test]
+    fn existence_is_a_case_insensitive_regex_search() {
+        let kw = json!({"keywords": ["river", "Bank"]});
+        assert!(v("keywords:existence", kw.clone(), "The RIVER bank."));
+        assert!(!v("keywords:existence", kw, "The river."));
+        assert!(v("keywords:existence", json!({"keywords": ["r.v"]}), "rav"));
+    }
+
+    #[test]
+    fn frequency_boundaries() {
+        let text = "the cat and the dog and the bird";
+        let at = |n: u64, rel: &str| {
+            v(
+                "keywords:frequency",
+                json!({"keyword": " the ", "frequency": n, "relation": rel}),
+                text,
+            )
+        };
+        // The keyword is stripped; "the" occurs 3 times.
+        assert!(at(3, "at least") && !at(4, "at least"));
+        assert!(at(4, "less than") && !at(3, "less than"));
+    }
+
+    #[test]
+    fn forbidden_words_need_word_boundaries() {
+        let kw = json!({"forbidden_words": ["cat"]});
+        assert!(v(
+            "keywords:forbidden_words",
+            kw.clone(),
+            "A category of concatenation."
+        ));
+        assert!(!v("keywords:forbidden_words", kw, "My Cat."));
+    }
+
+    #[test]
+    fn letter_frequency_counts_lowercased_letters() {
+        let kw =
+            |n: u64, rel: &str| json!({"letter": "A", "let_frequency": n, "let_relation": rel});
+        assert!(v("keywords:letter_frequency", kw(3, "at least"), "Aa bana"));
+        assert!(v("keywords:letter_frequency", kw(4, "at least"), "Aa bana"));
+        assert!(!v(
+            "keywords:letter_frequency",
+            kw(5, "at least"),
+            "Aa bana"
+        ));
+        assert!(v(
+            "keywords:letter_frequency",
+            kw(5, "less than"),
+            "Aa bana"
+        ));
+        assert!(!v(
+            "keywords:letter_frequency",
+            kw(4, "less than"),
+            "Aa bana"
+        ));
+    }
+}

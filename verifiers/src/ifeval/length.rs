@@ -82,3 +82,68 @@ pub fn nth_paragraph_first_word(
         .collect();
     count == num_paragraphs && found == first_word
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ifeval::strict_verdict as v;
+    use serde_json::json;
+
+    #[test]
+    fn sentence_count_boundaries_use_punkt() {
+        // Punkt keeps "Dr." and "p.m." inside sentences: 2 sentences.
+        let text = "Dr. Smith arrived at 5 p.m. on Monday. He left early.";
+        let s = |n: u64, rel: &str| {
+            v(
+                "length_constraints:number_sentences",
+                json!({"num_sentences": n, "relation": rel}),
+                text,
+            )
+        };
+        assert!(s(2, "at least") && !s(3, "at least"));
+        assert!(s(3, "less than") && !s(2, "less than"));
+    }
+
+    #[test]
+    fn word_count_boundaries() {
+        let text = "snake_case e-mail 3.14 don't"; // snake_case, e, mail, 3, 14, don, t
+        let w = |n: u64, rel: &str| {
+            v(
+                "length_constraints:number_words",
+                json!({"num_words": n, "relation": rel}),
+                text,
+            )
+        };
+        assert!(w(7, "at least") && !w(8, "at least"));
+        assert!(w(8, "less than") && !w(7, "less than"));
+    }
+
+    #[test]
+    fn paragraphs_split_on_stars() {
+        let p = |text: &str, n: u64| {
+            v(
+                "length_constraints:number_paragraphs",
+                json!({"num_paragraphs": n}),
+                text,
+            )
+        };
+        assert!(p("a\n***\nb\n***\nc", 3));
+        assert!(!p("a\n***\nb\n***\nc", 2));
+        assert!(p("***\na\n***\nb\n***", 2)); // empty first and last pieces ignored
+        assert!(!p("a\n***\n\n***\nb", 2)); // empty middle piece fails
+    }
+
+    #[test]
+    fn nth_paragraph_first_word() {
+        let kw = json!({"num_paragraphs": 2, "nth_paragraph": 2, "first_word": "Rivers"});
+        let n = |text: &str| {
+            v(
+                "length_constraints:nth_paragraph_first_word",
+                kw.clone(),
+                text,
+            )
+        };
+        assert!(n("Intro.\n\n\"Rivers,\" she said."));
+        assert!(!n("Intro.\n\nLakes."));
+        assert!(!n("Intro.\n\nRivers.\n\nThird."));
+    }
+}

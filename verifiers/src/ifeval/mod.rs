@@ -77,3 +77,10 @@ pub fn parse_list(ids: &[Value], kwargs: &[Value]) -> Result<Vec<Instruction>, I
         })
         .collect()
 }
+
+/// Test helper: the strict verdict of one instruction on one response.
+#[cfg(test)]
+pub(crate) fn strict_verdict(id: &str, kwargs: Value, response: &str) -> bool {
+    let instructions = parse_list(&[Value::from(id)], &[kwargs]).expect("valid instruction");
+    evaluate(&instructions, response).strict[0]
+}

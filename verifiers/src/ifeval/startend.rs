@@ -16,3 +16,22 @@ pub fn quotation(value: &str) -> bool {
     let v = strip(value);
     v.chars().count() > 1 && v.starts_with('"') && v.ends_with('"')
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::ifeval::strict_verdict as v;
+    use serde_json::json;
+
+    #[test]
+    fn end_phrase_and_quotes() {
+        let kw = json!({"end_phrase": "Any other questions?"});
+        assert!(v(
+            "startend:end_checker",
+            kw.clone(),
+            "Done. any other questions?\"  \n"
+        ));
+        assert!(!v("startend:end_checker", kw, "Any other questions? Yes."));
+        assert!(v("startend:quotation", json!({}), " \"quoted\" "));
+        assert!(!v("startend:quotation", json!({}), "\""));
+    }
+}
