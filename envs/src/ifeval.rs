@@ -191,4 +191,22 @@ mod tests {
         let err = make(&config).err().unwrap();
         assert!(err.to_string().contains("fraction"), "{err}");
     }
+
+    #[test]
+    fn bundled_sample_matches_its_expected_scores() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../datasets/ifeval");
+        let read = |name: &str| std::fs::read_to_string(format!("{dir}/{name}")).unwrap();
+        let (samples, expected) = (read("sample.jsonl"), read("sample.expected.jsonl"));
+        let env = IfevalEnv::new(IfevalConfig::default());
+        let mut n = 0;
+        for (line, want) in samples.lines().zip(expected.lines()) {
+            let sample = Sample::from_json_line(line).unwrap();
+            let got = env.score(&sample);
+            let want: Value = serde_json::from_str(want).unwrap();
+            assert_eq!(json!(got.score), want["reward"], "{line}");
+            assert_eq!(Value::Object(got.details), want["details"], "{line}");
+            n += 1;
+        }
+        assert_eq!(n, expected.lines().count());
+    }
 }
