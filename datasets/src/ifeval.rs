@@ -1,1 +1,147 @@
-//! (to be written)
+//! Loader for IFEval's public `input_data.jsonl` layout (`key`, `prompt`,
+//! `instruction_id_list`, `kwargs`), also as exported by Hugging Face
+//! (`google/IFEval`) and IFBench, whose kwargs objects carry every argument name,
+//! mostly null. Rows become `ifeval` environment rows: `id` (the key as a string),
+//! `prompt`, `instruction_id_list` and `kwargs` with nulls dropped. A `response`
+//! field, when present (as in `input_response_data`), is kept.
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::LoadError;
+
+/// Converts one parsed row. `file` and `line` only label errors.
+pub fn convert_row(row: &Value, file: &str, line: usize) -> Result<Value, LoadError> {
+    let err = |message: String| LoadError::Row {
+        file: file.to_owned(),
+        line,
+        message,
+    };
+    let obj = row
+        .as_object()
+        .ok_or_else(|| err("row is not a JSON object".into()))?;
+    let id = match obj.get("id").or_else(|| obj.get("key")) {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        _ => return Err(err("missing `key` (or `id`): a number or string".into())),
+    };
+    let prompt = obj
+        .get("prompt")
+        .and_then(Value::as_str)
+        .ok_or_else(|| err("missing `prompt` string".into()))?;
+    let ids = obj
+        .get("instruction_id_list")
+        .and_then(Value::as_array)
+        .ok_or_else(|| err("missing `instruction_id_list` array".into()))?;
+    if let Some(bad) = ids.iter().find(|v| !v.is_string()) {
+        return Err(err(format!(
+            "`instruction_id_list` holds a non-string: {bad}"
+        )));
+    }
+    let kwargs = match obj.get("kwargs") {
+        None | Some(Value::Null) => vec![Value::Object(Map::new()); ids.len()],
+        Some(Value::Array(list)) => list
+            .iter()
+            .enumerate()
+            .map(|(i, kw)| match kw {
+                Value::Null => Ok(Value::Object(Map::new())),
+                Value::Object(m) => Ok(Value::Object(
+                    m.iter()
+                        .filter(|(_, v)| !v.is_null())
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
+                )),
+                other => Err(err(format!(
+                    "`kwargs[{i}]` must be an object, found {other}"
+                ))),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(other) => return Err(err(format!("`kwargs` must be an array, found {other}"))),
+    };
+    if kwargs.len() != ids.len() {
+        return Err(err(format!(
+            "{} instruction ids but {} kwargs entries",
+            ids.len(),
+            kwargs.len()
+        )));
+    }
+    let mut out = Map::new();
+    out.insert("id".into(), Value::String(id));
+    out.insert("prompt".into(), Value::String(prompt.to_owned()));
+    out.insert("instruction_id_list".into(), Value::Array(ids.clone()));
+    out.insert("kwargs".into(), Value::Array(kwargs));
+    if let Some(response) = obj.get("response") {
+        out.insert("response".into(), response.clone());
+    }
+    Ok(Value::Object(out))
+}
+
+/// Converts a whole JSONL text; blank lines are skipped, nothing else is dropped.
+pub fn parse(text: &str, file: &str) -> Result<Vec<Value>, LoadError> {
+    let mut rows = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let value: Value = serde_json::from_str(line).map_err(|e| LoadError::Row {
+            file: file.to_owned(),
+            line: index + 1,
+            message: format!("malformed JSON: {e}"),
+        })?;
+        rows.push(convert_row(&value, file, index + 1)?);
+    }
+    Ok(rows)
+}
+
+/// Reads and converts an IFEval `input_data.jsonl` file.
+pub fn load(path: &Path) -> Result<Vec<Value>, LoadError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+        file: file.clone(),
+        source,
+    })?;
+    parse(&text, &file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn converts_google_and_hf_rows() {
+        let text = concat!(
+            r#"{"key": 1000, "prompt": "Write.", "instruction_id_list": ["punctuation:no_comma", "length_constraints:number_words"], "kwargs": [{}, {"num_words": 300, "relation": "less than"}]}"#,
+            "\n\n",
+            r#"{"key": 1001, "prompt": "P", "instruction_id_list": ["detectable_format:title"], "kwargs": [{"num_words": null, "relation": null, "keywords": null}], "response": "<<t>>"}"#,
+        );
+        let rows = parse(text, "input_data.jsonl").unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0]["id"], json!("1000"));
+        assert_eq!(
+            rows[0]["kwargs"][1],
+            json!({"num_words": 300, "relation": "less than"})
+        );
+        assert_eq!(rows[1]["kwargs"], json!([{}]));
+        assert_eq!(rows[1]["response"], json!("<<t>>"));
+    }
+
+    #[test]
+    fn errors_name_file_line_and_field() {
+        let err = parse("{\"key\": 1, \"prompt\": \"p\"}", "x.jsonl").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "x.jsonl:1: missing `instruction_id_list` array"
+        );
+        let err = parse(
+            "{\"key\": 1, \"prompt\": \"p\", \"instruction_id_list\": [\"a\"], \"kwargs\": []}",
+            "x.jsonl",
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "x.jsonl:1: 1 instruction ids but 0 kwargs entries"
+        );
+    }
+}

@@ -14,6 +14,7 @@
 pub mod code;
 pub mod error;
 pub mod ifeval;
+pub mod ifeval_gen;
 pub mod math;
 pub mod swe;
 

@@ -5,6 +5,7 @@ mod batch;
 mod check;
 mod envs;
 mod exit;
+mod gen_ifeval;
 mod jsonl;
 mod score;
 mod summary;
@@ -34,6 +35,8 @@ enum Command {
     Check(check::CheckArgs),
     /// List every environment and verifier plugin, with where it came from.
     Envs,
+    /// Write a reproducible IF-RL prompt set (IFEval JSONL layout).
+    GenIfeval(gen_ifeval::GenIfevalArgs),
 }
 
 /// Parses the command line, runs the command and maps failures to exit codes:
@@ -50,6 +53,7 @@ pub fn run() -> ExitCode {
         Command::Score(args) => score::run(args),
         Command::Check(args) => check::run(args),
         Command::Envs => envs::run(),
+        Command::GenIfeval(args) => gen_ifeval::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,40 @@
+//! `cascade gen-ifeval`: writes a reproducible IF-RL prompt set in IFEval's JSONL
+//! layout (see `cascade_datasets::ifeval_gen`).
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+
+use super::Failure;
+
+#[derive(Args)]
+pub struct GenIfevalArgs {
+    /// Number of prompts.
+    #[arg(long)]
+    pub count: usize,
+    /// Seed; the same count and seed give the same file, byte for byte.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Where to write the JSONL; stdout when absent.
+    #[arg(long)]
+    pub output: Option<PathBuf>,
+}
+
+pub fn run(args: GenIfevalArgs) -> Result<(), Failure> {
+    let mut text = String::new();
+    for row in cascade_datasets::ifeval_gen::generate(args.count, args.seed) {
+        text.push_str(&row.to_string());
+        text.push('\n');
+    }
+    match &args.output {
+        Some(path) => std::fs::write(path, text)
+            .with_context(|| format!("cannot write {}", path.display()))?,
+        None => std::io::stdout()
+            .lock()
+            .write_all(text.as_bytes())
+            .context("cannot write to stdout")?,
+    }
+    Ok(())
+}

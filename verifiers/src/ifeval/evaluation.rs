@@ -1,0 +1,135 @@
+//! Strict and loose grading, as in IFEval's `evaluation_lib.py`.
+//!
+//! Strict: the response is not blank and the check passes on it as is.
+//! Loose: the check passes on any of eight variants: the response, without its
+//! first line, without its last line, without both (the last three stripped), and
+//! each of those four with every `*` removed.
+
+use super::instruction::Instruction;
+use super::pystr::strip;
+
+/// Per-instruction verdicts, in the order of the instruction list.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Verdicts {
+    pub strict: Vec<bool>,
+    pub loose: Vec<bool>,
+}
+
+/// The eight loose variants of a response, in the reference's order.
+pub fn loose_variants(response: &str) -> [String; 8] {
+    let lines: Vec<&str> = response.split('\n').collect();
+    let n = lines.len();
+    let join = |from: usize, to: usize| {
+        if from >= to {
+            String::new()
+        } else {
+            strip(&lines[from..to].join("\n")).to_owned()
+        }
+    };
+    let remove_first = join(1, n);
+    let remove_last = join(0, n.saturating_sub(1));
+    let remove_both = join(1, n.saturating_sub(1));
+    let unstar = |s: &str| s.replace('*', "");
+    [
+        response.to_owned(),
+        unstar(response),
+        remove_first.clone(),
+        remove_last.clone(),
+        remove_both.clone(),
+        unstar(&remove_first),
+        unstar(&remove_last),
+        unstar(&remove_both),
+    ]
+}
+
+/// Whether one variant follows one instruction: not blank, and the check passes.
+fn follows(instruction: &Instruction, value: &str) -> bool {
+    !strip(value).is_empty() && instruction.check(value)
+}
+
+/// Strict verdicts only.
+pub fn strict(instructions: &[Instruction], response: &str) -> Vec<bool> {
+    instructions.iter().map(|i| follows(i, response)).collect()
+}
+
+/// Strict and loose verdicts for every instruction.
+pub fn evaluate(instructions: &[Instruction], response: &str) -> Verdicts {
+    let strict = strict(instructions, response);
+    let variants = loose_variants(response);
+    let loose = instructions
+        .iter()
+        .zip(&strict)
+        .map(|(i, &s)| s || variants[1..].iter().any(|v| follows(i, v)))
+        .collect();
+    Verdicts { strict, loose }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ifeval::parse_list;
+    use serde_json::json;
+
+    #[test]
+    fn loose_passes_when_only_a_preamble_or_stars_break_it() {
+        let ins = parse_list(
+            &[
+                json!("punctuation:no_comma"),
+                json!("detectable_format:title"),
+                json!("startend:quotation"),
+            ],
+            &[json!({}), json!({}), json!({})],
+        )
+        .unwrap();
+        let v = evaluate(&ins, "Sure, here it is:\n\"<<Ode>> to joy\"");
+        assert_eq!(v.strict, [false, true, false]);
+        assert_eq!(v.loose, [true, true, true]);
+        let stars = parse_list(
+            &[json!("detectable_format:number_bullet_lists")],
+            &[json!({"num_bullets": 1})],
+        )
+        .unwrap();
+        let v = evaluate(&stars, "**Plan**\n* one");
+        assert_eq!((v.strict[0], v.loose[0]), (true, true));
+    }
+
+    #[test]
+    fn variants_follow_the_reference_order() {
+        let v = loose_variants("a*\nb\nc*");
+        assert_eq!(v[0], "a*\nb\nc*");
+        assert_eq!(v[1], "a\nb\nc");
+        assert_eq!(v[2], "b\nc*");
+        assert_eq!(v[3], "a*\nb");
+        assert_eq!(v[4], "b");
+        assert_eq!(v[7], "b");
+    }
+
+    #[test]
+    fn kwarg_errors_name_id_and_argument() {
+        let err = |id: &str, kw| parse_list(&[json!(id)], &[kw]).unwrap_err().to_string();
+        assert_eq!(
+            err("detectable_format:title", json!({"num": 1})),
+            "instruction `detectable_format:title`: unexpected kwarg `num`"
+        );
+        assert_eq!(
+            err(
+                "keywords:frequency",
+                json!({"keyword": "x", "relation": "at least"})
+            ),
+            "instruction `keywords:frequency`: missing kwarg `frequency`"
+        );
+        assert_eq!(err("language:response_language", json!({"language": "xx"})), "instruction `language:response_language`: kwarg `language` must be one of IFEval's 30 ISO 639-1 codes, found \"xx\"");
+        assert!(
+            err("keywords:existence", json!({"keywords": ["a(?=b)"]})).starts_with(
+                "instruction `keywords:existence`: kwarg `keywords` is not a usable regex"
+            )
+        );
+        assert_eq!(err("length_constraints:nth_paragraph_first_word", json!({"num_paragraphs": 2, "nth_paragraph": 3, "first_word": "a"})), "instruction `length_constraints:nth_paragraph_first_word`: kwarg `nth_paragraph` must be between 1 and num_paragraphs (2), found 3");
+        assert_eq!(
+            parse_list(&[json!("punctuation:no_comma")], &[])
+                .unwrap_err()
+                .to_string(),
+            "1 instruction ids but 0 kwargs entries"
+        );
+    }
+}

@@ -1,0 +1,184 @@
+//! Language identification for `language:response_language` and the English
+//! checks of `change_case:*`.
+//!
+//! The reference calls `langdetect`, which samples n-grams at random (its verdict
+//! can change between runs unless seeded) and counts a detector exception (no
+//! letters in the text) as a pass. Here the detector is `whatlang`: trigram
+//! profiles and script tables, fully deterministic, restricted to the languages
+//! langdetect knows so both choose from the same set. Text with no letters
+//! passes, as in the reference. Swahili, which whatlang lacks, is recognised from
+//! its function words. The two detectors agree on clear text of a few sentences;
+//! on very short or mixed-language text they may differ (see the README).
+
+use std::sync::OnceLock;
+
+use whatlang::{Detector, Lang, Script};
+
+/// The 30 languages IFEval may ask for (ISO 639-1).
+pub const IFEVAL_LANGUAGES: [&str; 30] = [
+    "en", "es", "pt", "ar", "hi", "fr", "ru", "de", "ja", "it", "bn", "uk", "th", "ur", "ta", "te",
+    "bg", "ko", "pl", "he", "fa", "vi", "ne", "sw", "kn", "mr", "gu", "pa", "ml", "fi",
+];
+
+/// whatlang languages that langdetect also knows, with langdetect's code.
+const CODES: [(Lang, &str); 49] = [
+    (Lang::Afr, "af"),
+    (Lang::Ara, "ar"),
+    (Lang::Bul, "bg"),
+    (Lang::Ben, "bn"),
+    (Lang::Cat, "ca"),
+    (Lang::Ces, "cs"),
+    (Lang::Dan, "da"),
+    (Lang::Deu, "de"),
+    (Lang::Ell, "el"),
+    (Lang::Eng, "en"),
+    (Lang::Spa, "es"),
+    (Lang::Est, "et"),
+    (Lang::Pes, "fa"),
+    (Lang::Fin, "fi"),
+    (Lang::Fra, "fr"),
+    (Lang::Guj, "gu"),
+    (Lang::Heb, "he"),
+    (Lang::Hin, "hi"),
+    (Lang::Hrv, "hr"),
+    (Lang::Hun, "hu"),
+    (Lang::Ind, "id"),
+    (Lang::Ita, "it"),
+    (Lang::Jpn, "ja"),
+    (Lang::Kan, "kn"),
+    (Lang::Kor, "ko"),
+    (Lang::Lit, "lt"),
+    (Lang::Lav, "lv"),
+    (Lang::Mkd, "mk"),
+    (Lang::Mal, "ml"),
+    (Lang::Mar, "mr"),
+    (Lang::Nep, "ne"),
+    (Lang::Nld, "nl"),
+    (Lang::Nob, "no"),
+    (Lang::Pan, "pa"),
+    (Lang::Pol, "pl"),
+    (Lang::Por, "pt"),
+    (Lang::Ron, "ro"),
+    (Lang::Rus, "ru"),
+    (Lang::Slk, "sk"),
+    (Lang::Slv, "sl"),
+    (Lang::Swe, "sv"),
+    (Lang::Tam, "ta"),
+    (Lang::Tel, "te"),
+    (Lang::Tha, "th"),
+    (Lang::Tur, "tr"),
+    (Lang::Ukr, "uk"),
+    (Lang::Urd, "ur"),
+    (Lang::Vie, "vi"),
+    (Lang::Cmn, "zh-cn"),
+];
+
+/// What the detector made of a text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detected {
+    /// No letters at all: the reference's detector raises, and that passes.
+    NoLetters,
+    /// A language, by langdetect's code.
+    Language(&'static str),
+    /// Letters in a language neither detector set covers.
+    Unsupported,
+}
+
+fn detector() -> &'static Detector {
+    static DETECTOR: OnceLock<Detector> = OnceLock::new();
+    DETECTOR.get_or_init(|| Detector::with_allowlist(CODES.iter().map(|(l, _)| *l).collect()))
+}
+
+/// Detects the language of `text`.
+pub fn detect(text: &str) -> Detected {
+    if !text.chars().any(char::is_alphabetic) {
+        return Detected::NoLetters;
+    }
+    let Some(info) = detector().detect(text) else {
+        return Detected::Unsupported;
+    };
+    // Trigram profiles are weak on a handful of words; langdetect, with its
+    // priors, calls such English text English. Break the tie with function words.
+    if info.confidence() < UNSURE && info.script() == Script::Latin && looks_english(text) {
+        return Detected::Language("en");
+    }
+    CODES
+        .iter()
+        .find(|(l, _)| *l == info.lang())
+        .map_or(Detected::Unsupported, |(_, code)| Detected::Language(code))
+}
+
+/// whatlang confidence below which a Latin-script verdict is re-checked.
+const UNSURE: f64 = 0.5;
+
+/// Frequent English function words.
+const ENGLISH_WORDS: [&str; 48] = [
+    "the", "a", "an", "and", "or", "of", "to", "in", "is", "are", "was", "were", "be", "it",
+    "this", "that", "i", "you", "he", "she", "we", "they", "for", "on", "with", "as", "at", "by",
+    "from", "not", "no", "but", "so", "if", "just", "few", "here", "there", "what", "which", "who",
+    "how", "all", "can", "will", "do", "my", "your",
+];
+
+fn function_word_share(text: &str, words: &[&str]) -> Option<f64> {
+    let lower = text.to_lowercase();
+    let tokens: Vec<&str> = lower
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| !w.is_empty())
+        .collect();
+    if tokens.is_empty() || !tokens.iter().all(|w| w.is_ascii()) {
+        return None;
+    }
+    let hits = tokens.iter().filter(|w| words.contains(w)).count();
+    Some(hits as f64 / tokens.len() as f64)
+}
+
+/// A short ASCII text made largely of English function words.
+fn looks_english(text: &str) -> bool {
+    function_word_share(text, &ENGLISH_WORDS).is_some_and(|share| share >= 0.25)
+}
+
+/// Common Swahili function words; whatlang has no Swahili profile.
+const SWAHILI_WORDS: [&str; 24] = [
+    "na", "ya", "wa", "kwa", "ni", "za", "la", "katika", "kuwa", "hii", "hiyo", "cha", "vya",
+    "pia", "lakini", "kama", "sana", "yake", "wao", "sisi", "huo", "hilo", "ambayo", "zaidi",
+];
+
+/// An ASCII text with enough Swahili function words.
+fn looks_swahili(text: &str) -> bool {
+    function_word_share(text, &SWAHILI_WORDS).is_some_and(|share| share >= 0.12)
+}
+
+/// `language:response_language`: the detected language is `code`.
+pub fn response_language(value: &str, code: &str) -> bool {
+    match detect(value) {
+        Detected::NoLetters => true,
+        _ if code == "sw" => looks_swahili(value),
+        Detected::Language(found) => found == code,
+        Detected::Unsupported => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_clear_texts() {
+        let en =
+            "The quick brown fox jumps over the lazy dog while the farmer watches from the porch.";
+        assert_eq!(detect(en), Detected::Language("en"));
+        let de =
+            "Der schnelle braune Fuchs springt über den faulen Hund, während der Bauer zuschaut.";
+        assert_eq!(detect(de), Detected::Language("de"));
+        assert_eq!(detect("12345 !!! ..."), Detected::NoLetters);
+        assert_eq!(
+            detect("just a few lowercase words here"),
+            Detected::Language("en")
+        );
+        assert!(response_language(
+            "Habari ya asubuhi, rafiki yangu. Leo ni siku nzuri sana kwa kazi na kwa kusoma.",
+            "sw"
+        ));
+        assert!(!response_language(en, "sw"));
+    }
+}
