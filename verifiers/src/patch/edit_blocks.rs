@@ -286,31 +286,39 @@ fn indent(text: &str) -> &str {
 
 /// Shifts the replacement by the indentation the SEARCH text lacked (or had extra)
 /// compared with the file, so a block written without its enclosing indentation
-/// still produces valid Python.
+/// still produces valid Python. Only a shift shared by every non-blank SEARCH line
+/// is applied; anything else is left as written.
 fn reindent(replace: &[String], search: &[String], matched: &[Line]) -> Vec<String> {
-    let first = search.iter().position(|l| !l.trim().is_empty());
-    let (Some(k), true) = (first, !search.is_empty()) else {
+    let pairs: Vec<(&str, &str)> = search
+        .iter()
+        .zip(matched)
+        .filter(|(s, _)| !s.trim().is_empty())
+        .map(|(s, m)| (indent(s), indent(&m.text)))
+        .collect();
+    let Some(&(want, have)) = pairs.first() else {
         return replace.to_vec();
     };
-    let have = indent(&matched[k].text);
-    let want = indent(&search[k]);
-    if let Some(extra) = have.strip_prefix(want) {
-        replace
-            .iter()
-            .map(|l| {
-                if l.trim().is_empty() {
-                    l.clone()
-                } else {
-                    format!("{extra}{l}")
-                }
-            })
-            .collect()
-    } else if let Some(excess) = want.strip_prefix(have) {
-        replace
-            .iter()
-            .map(|l| l.strip_prefix(excess).unwrap_or(l).to_owned())
-            .collect()
-    } else {
-        replace.to_vec()
+    if let Some(extra) = have.strip_prefix(want).filter(|e| !e.is_empty()) {
+        if pairs.iter().all(|(s, m)| m.strip_prefix(s) == Some(extra)) {
+            return replace
+                .iter()
+                .map(|l| {
+                    if l.trim().is_empty() {
+                        l.clone()
+                    } else {
+                        format!("{extra}{l}")
+                    }
+                })
+                .collect();
+        }
     }
+    if let Some(excess) = want.strip_prefix(have).filter(|e| !e.is_empty()) {
+        if pairs.iter().all(|(s, m)| s.strip_prefix(m) == Some(excess)) {
+            return replace
+                .iter()
+                .map(|l| l.strip_prefix(excess).unwrap_or(l).to_owned())
+                .collect();
+        }
+    }
+    replace.to_vec()
 }

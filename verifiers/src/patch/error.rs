@@ -12,7 +12,9 @@ pub enum ParseError {
     BadHunkHeader { line: usize, text: String },
     #[error("line {line}: hunk header before any file header")]
     HunkOutsideFile { line: usize },
-    #[error("line {line}: `{text}` inside a hunk (expected a line starting with ' ', '-', '+' or '\\')")]
+    #[error(
+        "line {line}: `{text}` inside a hunk (expected a line starting with ' ', '-', '+' or '\\')"
+    )]
     BadHunkLine { line: usize, text: String },
     #[error("line {line}: hunk has no body lines")]
     EmptyHunk { line: usize },

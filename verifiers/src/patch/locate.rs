@@ -35,7 +35,9 @@ pub struct Search {
 pub fn locate(file: &[Line], hunk: &Hunk, search: &Search) -> Option<Location> {
     let pattern: Vec<&str> = hunk.old_lines().map(strip_cr).collect();
     if pattern.is_empty() {
-        let at = search.guess.clamp(search.min_at, file.len().max(search.min_at));
+        let at = search
+            .guess
+            .clamp(search.min_at, file.len().max(search.min_at));
         return (at <= file.len()).then_some(Location {
             at,
             fuzz: 0,

@@ -350,7 +350,9 @@ fn parse_hunk(lines: &[&str], pos: &mut usize) -> Result<Hunk, ParseError> {
         line: header_at + 1,
         text: header.chars().take(80).collect(),
     };
-    let caps = hunk_header_regex().captures(header).ok_or_else(bad_header)?;
+    let caps = hunk_header_regex()
+        .captures(header)
+        .ok_or_else(bad_header)?;
     let old_start = number(caps.get(1), 0).ok_or_else(bad_header)?;
     let old_count = number(caps.get(2), 1).ok_or_else(bad_header)?;
     let new_start = number(caps.get(3), 0).ok_or_else(bad_header)?;
@@ -417,7 +419,11 @@ fn parse_hunk(lines: &[&str], pos: &mut usize) -> Result<Hunk, ParseError> {
                 text: line.chars().take(80).collect(),
             });
         };
-        trailing_blank = if line.is_empty() { trailing_blank + 1 } else { 0 };
+        trailing_blank = if line.is_empty() {
+            trailing_blank + 1
+        } else {
+            0
+        };
         match parsed {
             HunkLine::Context(_) => {
                 old_left = old_left.saturating_sub(1);

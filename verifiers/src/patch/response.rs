@@ -90,20 +90,14 @@ pub fn apply_response(
             blocks: Vec::new(),
             error: None,
         },
-        Err(rejected) => ResponseOutcome::failed(
-            EditFormat::Diff,
-            rejected.error.to_string(),
-            rejected.hunks,
-        ),
+        Err(rejected) => {
+            ResponseOutcome::failed(EditFormat::Diff, rejected.error.to_string(), rejected.hunks)
+        }
     }
 }
 
 /// Applies a patch given as plain diff text (a dataset's `test_patch` or gold patch).
-pub fn apply_diff_text(
-    text: &str,
-    tree: &dyn FileTree,
-    options: &ApplyOptions,
-) -> ResponseOutcome {
+pub fn apply_diff_text(text: &str, tree: &dyn FileTree, options: &ApplyOptions) -> ResponseOutcome {
     match parse_patch(text) {
         Ok(patch) => match apply_patch(&patch, tree, options) {
             Ok(done) => ResponseOutcome {
@@ -147,7 +141,11 @@ pub fn extract_patch(response: &str) -> Result<Option<Patch>, String> {
             .iter()
             .flat_map(|f| [f.old_path.clone(), f.new_path.clone()])
             .flatten()
-            .map(|p| p.trim_start_matches("a/").trim_start_matches("b/").to_owned())
+            .map(|p| {
+                p.trim_start_matches("a/")
+                    .trim_start_matches("b/")
+                    .to_owned()
+            })
             .collect();
         if !chosen.is_empty() && !touched.is_disjoint(&paths) {
             break;

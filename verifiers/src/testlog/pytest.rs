@@ -115,7 +115,10 @@ XPASS tests/test_a.py::test_xp
 ";
         let map = parse_pytest(log);
         assert_eq!(map["tests/test_a.py::test_ok"], TestStatus::Passed);
-        assert_eq!(map["tests/test_a.py::TestK::test_m[1 - 2]"], TestStatus::Failed);
+        assert_eq!(
+            map["tests/test_a.py::TestK::test_m[1 - 2]"],
+            TestStatus::Failed
+        );
         assert_eq!(map["tests/test_a.py::test_e"], TestStatus::Error);
         assert_eq!(map["tests/test_a.py::test_x"], TestStatus::XFail);
         assert_eq!(map["tests/test_a.py::test_xp"], TestStatus::XPass);

@@ -57,9 +57,8 @@ fn test_id(text: &str) -> Option<String> {
     let qual = &text[open + 2..close];
     let valid = |s: &str| {
         !s.is_empty()
-            && s.split('.').all(|p| {
-                !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_')
-            })
+            && s.split('.')
+                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_'))
     };
     if !valid(name) || !valid(qual) || name.contains('.') {
         return None;
