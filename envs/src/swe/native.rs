@@ -1,8 +1,8 @@
 //! The `native` backend: the host's CPython inside bubblewrap.
 //!
 //! The sandbox has no network (all namespaces unshared), sees the host read-only, a
-//! fresh tmpfs at `/tmp`, the working copy read-write at `/repo` and the runner
-//! read-only at `/runner`; it dies with its parent. This is weaker isolation than
+//! fresh tmpfs at `/tmp`, the working copy read-write at `/tmp/repo` and the runner
+//! read-only at `/tmp/runner`; it dies with its parent. This is weaker isolation than
 //! `wasi`: the tests run as native code against the real kernel, so a kernel or
 //! bubblewrap flaw is an escape, and host files readable by the user are readable
 //! by the tests. Use it for repositories that need C extensions or host tools.
@@ -15,6 +15,10 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use super::backend::{BackendError, TestBackend, TestJob, TestRun, RUNNER_PY};
+
+/// Where the working copy appears inside the sandbox (on its private tmpfs), so
+/// tracebacks name the same paths on every run.
+pub const SANDBOX_REPO: &str = "/tmp/repo";
 
 /// Output beyond this is dropped (the summary is printed last, so the tail matters:
 /// we keep the first half and the last half).
@@ -74,11 +78,11 @@ impl TestBackend for NativeBackend {
             .args(["--tmpfs", "/tmp"])
             .arg("--bind")
             .arg(job.repo)
-            .arg("/repo")
+            .arg(SANDBOX_REPO)
             .arg("--ro-bind")
             .arg(&runner_dir)
-            .arg("/runner")
-            .args(["--chdir", "/repo", "--clearenv"])
+            .arg("/tmp/runner")
+            .args(["--chdir", SANDBOX_REPO, "--clearenv"])
             .args(["--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin"])
             .args(["--setenv", "HOME", "/tmp"])
             .args(["--setenv", "PYTHONHASHSEED", "0"])
@@ -88,19 +92,26 @@ impl TestBackend for NativeBackend {
             .args(["--setenv", "TZ", "UTC"])
             .args(["/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1"])
             .arg(&python)
-            .args(["/runner/runner.py", "/runner/ids.txt"])
+            .args(["/tmp/runner/runner.py", "/tmp/runner/ids.txt"])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null());
+            .stderr(Stdio::piped());
         let mut child = cmd.spawn().map_err(|e| {
             BackendError::Unavailable(format!(
                 "cannot start `{}` ({e}); install bubblewrap (scripts/setup.d/swe.sh)",
                 self.bwrap
             ))
         })?;
-        let Some(mut stdout) = child.stdout.take() else {
-            return Err(BackendError::Spawn("no stdout pipe".into()));
+        let (Some(mut stdout), Some(mut stderr)) = (child.stdout.take(), child.stderr.take())
+        else {
+            return Err(BackendError::Spawn("no output pipes".into()));
         };
+        // Only bubblewrap itself writes here (the sandbox's stderr joins stdout).
+        let errors = thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = (&mut stderr).take(64 * 1024).read_to_end(&mut text);
+            text
+        });
         let reader = thread::spawn(move || {
             let mut kept = Vec::new();
             let mut tail: Vec<u8> = Vec::new();
@@ -142,7 +153,8 @@ impl TestBackend for NativeBackend {
                 Err(e) => return Err(BackendError::Spawn(e.to_string())),
             }
         }
-        let bytes = reader.join().unwrap_or_default();
+        let mut bytes = reader.join().unwrap_or_default();
+        bytes.extend(errors.join().unwrap_or_default());
         Ok(TestRun {
             log: String::from_utf8_lossy(&bytes).into_owned(),
             timed_out,
