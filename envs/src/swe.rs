@@ -1,1 +1,462 @@
-//! (to be written)
+//! The `swe` environment: a model's patch for a repository, judged by the
+//! repository's own tests, with SWE-bench's resolution rules.
+//!
+//! For each sample:
+//! 1. copy the repository snapshot (`repo`, relative to the input file's folder)
+//!    into a fresh temporary folder; the original is never modified;
+//! 2. find the edit in the response (a diff, bare or fenced, or SEARCH/REPLACE
+//!    blocks) and apply it all or nothing (`cascade_verifiers::patch`);
+//! 3. reset the files the row's optional `test_patch` touches to the snapshot and
+//!    apply it (so a patch cannot rewrite the tests that judge it);
+//! 4. run `fail_to_pass` and `pass_to_pass` with the configured backend and parse
+//!    the runner's log;
+//! 5. reward 1 only if every one of those tests passes.
+//!
+//! `details`: `applied`, `format`, per-hunk (`hunks`) or per-block (`blocks`)
+//! results, `fail_to_pass` / `pass_to_pass` (test id → `passed`, `failed`, `error`,
+//! `missing`), `resolution` (`full`, `partial`, `no`), `timed_out`, and a tail of
+//! the test log with temporary paths and memory addresses masked, so results are
+//! identical from run to run.
+//!
+//! Settings (`--config key=value`): `backend` (`native`; `wasi` is not built yet),
+//! `fuzz` (default 2, as GNU patch; SWE-bench's last fallback uses 5), `whitespace`
+//! (whitespace-tolerant fallback, default true), `strip` (`-p` level, guessed when
+//! absent), `timeout_s` (default 120), `python`, `bwrap`, `log_chars` (default 2000).
+
+mod backend;
+mod native;
+mod resolve;
+mod snapshot;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use cascade_verifiers::patch::{apply_diff_text, apply_response, ApplyOptions, ResponseOutcome};
+use cascade_verifiers::testlog::parse_pytest;
+use cascade_verifiers::{FieldError, Reward, Sample};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+pub use backend::{BackendError, TestBackend, TestJob, TestRun, RUNNER_PY, SUMMARY_MARKER};
+pub use native::NativeBackend;
+pub use snapshot::{copy_snapshot, DiskTree, SnapshotError};
+
+use crate::config::{ConfigError, EnvConfig};
+use crate::environment::{ChatMessage, Environment};
+use crate::registry::EnvPlugin;
+
+/// Typed settings of the `swe` environment.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SweConfig {
+    pub backend: String,
+    pub fuzz: usize,
+    pub whitespace: bool,
+    pub strip: Option<usize>,
+    pub timeout_s: f64,
+    pub python: String,
+    pub bwrap: String,
+    pub log_chars: usize,
+}
+
+impl Default for SweConfig {
+    fn default() -> Self {
+        Self {
+            backend: "native".into(),
+            fuzz: 2,
+            whitespace: true,
+            strip: None,
+            timeout_s: 120.0,
+            python: "python3".into(),
+            bwrap: "bwrap".into(),
+            log_chars: 2000,
+        }
+    }
+}
+
+/// Wall time spent per phase of one sample, for benchmarks (never in `details`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Timings {
+    pub copy: Duration,
+    pub apply: Duration,
+    pub test: Duration,
+}
+
+pub struct SweEnv {
+    config: SweConfig,
+    base_dir: PathBuf,
+    backend: Box<dyn TestBackend>,
+}
+
+impl SweEnv {
+    pub fn new(config: &EnvConfig) -> Result<Self, ConfigError> {
+        let parsed: SweConfig = config.parse("swe")?;
+        let invalid = |message: String| ConfigError::Invalid {
+            env: "swe".into(),
+            message,
+        };
+        if !(parsed.timeout_s > 0.0 && parsed.timeout_s.is_finite()) {
+            return Err(invalid(format!(
+                "timeout_s must be positive, got {}",
+                parsed.timeout_s
+            )));
+        }
+        let backend: Box<dyn TestBackend> = match parsed.backend.as_str() {
+            "native" => Box::new(NativeBackend::new(&parsed.bwrap, &parsed.python)),
+            "wasi" => {
+                return Err(invalid(
+                    "backend `wasi` is not available in this build yet; use backend=native".into(),
+                ))
+            }
+            other => return Err(invalid(format!("unknown backend `{other}` (native, wasi)"))),
+        };
+        Ok(Self::with_backend(config, parsed, backend))
+    }
+
+    /// An environment with a caller-chosen backend (tests, other sandboxes).
+    pub fn with_backend(
+        config: &EnvConfig,
+        parsed: SweConfig,
+        backend: Box<dyn TestBackend>,
+    ) -> Self {
+        Self {
+            config: parsed,
+            base_dir: config
+                .base_dir
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(".")),
+            backend,
+        }
+    }
+
+    fn apply_options(&self) -> ApplyOptions {
+        ApplyOptions {
+            strip: self.config.strip,
+            max_fuzz: self.config.fuzz,
+            whitespace_fallback: self.config.whitespace,
+        }
+    }
+
+    /// Scores one sample and reports where the time went.
+    pub fn score_timed(&self, sample: &Sample) -> (Reward, Timings) {
+        let mut timings = Timings::default();
+        let reward = match self.try_score(sample, &mut timings) {
+            Ok(r) => r,
+            Err(e) => Reward::error(e),
+        };
+        (reward, timings)
+    }
+
+    fn try_score(&self, sample: &Sample, timings: &mut Timings) -> Result<Reward, String> {
+        sample.validate_common().map_err(|e| e.to_string())?;
+        let task = Task::from_sample(sample).map_err(|e| e.to_string())?;
+        let response = sample.response().map_err(|e| e.to_string())?;
+        let source = self.base_dir.join(&task.repo);
+
+        let started = Instant::now();
+        let temp = tempfile::Builder::new()
+            .prefix("cascade-swe-")
+            .tempdir()
+            .map_err(|e| format!("cannot create a temporary folder: {e}"))?;
+        let work = temp.path().join("repo");
+        let scratch = temp.path().join("scratch");
+        std::fs::create_dir(&work)
+            .and_then(|_| std::fs::create_dir(&scratch))
+            .map_err(|e| format!("cannot create the working copy: {e}"))?;
+        copy_snapshot(&source, &work).map_err(|e| e.to_string())?;
+        timings.copy = started.elapsed();
+
+        let started = Instant::now();
+        let tree = DiskTree::new(&work);
+        let outcome = apply_response(response, &tree, &self.apply_options());
+        let mut details = edit_details(&outcome);
+        if !outcome.applied {
+            timings.apply = started.elapsed();
+            let missing = |tests: &[String]| -> Map<String, Value> {
+                tests
+                    .iter()
+                    .map(|t| (t.clone(), json!("missing")))
+                    .collect()
+            };
+            details.insert(
+                "fail_to_pass".into(),
+                Value::Object(missing(&task.fail_to_pass)),
+            );
+            details.insert(
+                "pass_to_pass".into(),
+                Value::Object(missing(&task.pass_to_pass)),
+            );
+            details.insert("resolution".into(), json!("no"));
+            return Ok(Reward {
+                score: 0.0,
+                details,
+            });
+        }
+        tree.write(&outcome.changes).map_err(|e| e.to_string())?;
+        if let Some(test_patch) = &task.test_patch {
+            // Computed against the snapshot: files the test patch touches are reset
+            // to their original state first, whatever the model did to them.
+            let original = DiskTree::new(&source);
+            let tests = apply_diff_text(test_patch, &original, &ApplyOptions::default());
+            if !tests.applied {
+                return Err(format!(
+                    "test_patch does not apply: {}",
+                    tests.error.unwrap_or_default()
+                ));
+            }
+            tree.write(&tests.changes).map_err(|e| e.to_string())?;
+        }
+        timings.apply = started.elapsed();
+
+        let started = Instant::now();
+        let mut ids: Vec<String> = task
+            .fail_to_pass
+            .iter()
+            .chain(&task.pass_to_pass)
+            .cloned()
+            .collect();
+        ids.sort();
+        ids.dedup();
+        let run = if ids.is_empty() {
+            TestRun {
+                log: format!("{SUMMARY_MARKER}\n"),
+                timed_out: false,
+            }
+        } else {
+            let job = TestJob {
+                repo: &work,
+                scratch: &scratch,
+                tests: &ids,
+                timeout: Duration::from_secs_f64(self.config.timeout_s),
+            };
+            self.backend.run(&job).map_err(|e| e.to_string())?
+        };
+        timings.test = started.elapsed();
+
+        let (body, summary) = match run.log.rfind(SUMMARY_MARKER) {
+            Some(at) => (&run.log[..at], &run.log[at + SUMMARY_MARKER.len()..]),
+            None => (run.log.as_str(), ""),
+        };
+        let statuses = parse_pytest(summary);
+        let f2p = resolve::verdicts(&task.fail_to_pass, &statuses, resolve::Role::FailToPass);
+        let p2p = resolve::verdicts(&task.pass_to_pass, &statuses, resolve::Role::PassToPass);
+        let resolution = resolve::resolution(&f2p, &p2p);
+        details.insert("fail_to_pass".into(), json!(f2p));
+        details.insert("pass_to_pass".into(), json!(p2p));
+        details.insert("resolution".into(), json!(resolution));
+        details.insert("timed_out".into(), json!(run.timed_out));
+        let log = sanitise_log(body, &work, self.config.log_chars);
+        details.insert("log".into(), json!(log));
+        Ok(Reward {
+            score: if resolution == "full" { 1.0 } else { 0.0 },
+            details,
+        })
+    }
+}
+
+fn edit_details(outcome: &ResponseOutcome) -> Map<String, Value> {
+    let mut details = Map::new();
+    details.insert("applied".into(), json!(outcome.applied));
+    details.insert("format".into(), json!(outcome.format));
+    if !outcome.hunks.is_empty() {
+        details.insert("hunks".into(), json!(outcome.hunks));
+    }
+    if !outcome.blocks.is_empty() {
+        details.insert("blocks".into(), json!(outcome.blocks));
+    }
+    if let Some(e) = &outcome.error {
+        details.insert("apply_error".into(), json!(e));
+    }
+    details
+}
+
+/// The last `max_chars` of the log with run-dependent text masked: the working
+/// copy's path, temporary folder names and memory addresses.
+fn sanitise_log(log: &str, work: &Path, max_chars: usize) -> String {
+    let mut text = log.replace(&work.display().to_string(), "/repo");
+    text = mask_after(
+        &text,
+        "cascade-tmp-",
+        |c| c.is_ascii_alphanumeric() || c == '_',
+        "X",
+    );
+    text = mask_after(&text, "0x", |c| c.is_ascii_hexdigit(), "…");
+    let count = text.chars().count();
+    if count <= max_chars {
+        return text;
+    }
+    let skip = count - max_chars;
+    let start = text.char_indices().nth(skip).map_or(text.len(), |(i, _)| i);
+    format!("[…]{}", &text[start..])
+}
+
+/// Replaces the run of `keep` characters after each `prefix` with `with`.
+fn mask_after(text: &str, prefix: &str, keep: impl Fn(char) -> bool, with: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(prefix) {
+        out.push_str(&rest[..at + prefix.len()]);
+        rest = &rest[at + prefix.len()..];
+        let end = rest.find(|c: char| !keep(c)).unwrap_or(rest.len());
+        if end >= 4 || prefix != "0x" {
+            out.push_str(if end > 0 { with } else { "" });
+        } else {
+            out.push_str(&rest[..end]);
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The fields of one `swe` row.
+struct Task {
+    repo: String,
+    fail_to_pass: Vec<String>,
+    pass_to_pass: Vec<String>,
+    test_patch: Option<String>,
+}
+
+impl Task {
+    fn from_sample(sample: &Sample) -> Result<Self, FieldError> {
+        let test_patch = match sample.get("test_patch") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) if s.trim().is_empty() => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(_) => sample.str_field("test_patch").map(|s| Some(s.to_owned()))?,
+        };
+        Ok(Self {
+            repo: sample.str_field("repo")?.to_owned(),
+            fail_to_pass: test_list(sample, "fail_to_pass")?,
+            pass_to_pass: test_list(sample, "pass_to_pass")?,
+            test_patch,
+        })
+    }
+}
+
+/// A list of test ids: a JSON array, or a string holding one (as SWE-bench stores
+/// them); the upper-case SWE-bench field name is accepted too.
+fn test_list(sample: &Sample, field: &str) -> Result<Vec<String>, FieldError> {
+    let upper = field.to_uppercase();
+    let (name, value) = match (sample.get(field), sample.get(&upper)) {
+        (Some(v), _) => (field, v),
+        (None, Some(v)) => (upper.as_str(), v),
+        (None, None) => return Err(FieldError::Missing(field.to_owned())),
+    };
+    let wrong = || FieldError::WrongType {
+        field: name.to_owned(),
+        expected: "a list of test ids (or a JSON string of one)",
+        found: cascade_verifiers::sample::type_name(value),
+    };
+    let parsed;
+    let list = match value {
+        Value::Array(a) => a,
+        Value::String(s) => {
+            parsed = serde_json::from_str::<Value>(s).map_err(|_| wrong())?;
+            parsed.as_array().ok_or_else(wrong)?
+        }
+        _ => return Err(wrong()),
+    };
+    list.iter()
+        .map(|v| v.as_str().map(str::to_owned).ok_or_else(wrong))
+        .collect()
+}
+
+impl Environment for SweEnv {
+    fn name(&self) -> &str {
+        "swe"
+    }
+
+    fn prompt(&self, row: &Sample) -> Result<Vec<ChatMessage>, FieldError> {
+        let repo = row.str_field("repo")?;
+        let issue = row
+            .get("problem_statement")
+            .and_then(Value::as_str)
+            .unwrap_or("Make the failing tests pass.");
+        let files = list_files(&self.base_dir.join(repo), 200);
+        Ok(vec![
+            ChatMessage::system(
+                "You fix bugs in Python repositories. Answer with a unified diff (git diff \
+                 format, paths prefixed a/ and b/) in a ```diff block, or with SEARCH/REPLACE \
+                 edit blocks: the file path on its own line, then <<<<<<< SEARCH, the exact \
+                 lines to find, =======, the replacement, >>>>>>> REPLACE.",
+            ),
+            ChatMessage::user(format!(
+                "Issue:\n{issue}\n\nRepository files:\n{}",
+                files.join("\n")
+            )),
+        ])
+    }
+
+    fn score(&self, sample: &Sample) -> Reward {
+        self.score_timed(sample).0
+    }
+}
+
+/// Up to `limit` file paths of the snapshot, sorted, for the prompt.
+fn list_files(root: &Path, limit: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(root.join(&rel)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') || name == "__pycache__" {
+                continue;
+            }
+            let path = rel.join(&name);
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => stack.push(path),
+                Ok(_) => out.push(path.to_string_lossy().into_owned()),
+                Err(_) => {}
+            }
+        }
+    }
+    out.sort();
+    out.truncate(limit);
+    out
+}
+
+inventory::submit! {
+    EnvPlugin {
+        name: "swe",
+        origin: env!("CARGO_PKG_NAME"),
+        description: "repository patches (diff or SEARCH/REPLACE) judged by FAIL_TO_PASS and PASS_TO_PASS tests",
+        make: |config| Ok(Box::new(SweEnv::new(config)?)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masks_run_dependent_text() {
+        let work = Path::new("/tmp/cascade-swe-abc/repo");
+        let log =
+            "File /tmp/cascade-swe-abc/repo/x.py at 0x7f3a2b1c00 in /tmp/cascade-tmp-q1w2e3/f 0x1";
+        assert_eq!(
+            sanitise_log(log, work, 1000),
+            "File /repo/x.py at 0x… in /tmp/cascade-tmp-X/f 0x1"
+        );
+        assert_eq!(sanitise_log("abcdef", work, 3), "[…]def");
+    }
+
+    #[test]
+    fn test_lists_accept_strings_and_arrays() {
+        let s = Sample::from_json_line(
+            r#"{"id":"a","response":"","repo":"r","FAIL_TO_PASS":"[\"t.py::a\"]","pass_to_pass":["t.py::b"]}"#,
+        )
+        .unwrap();
+        let task = Task::from_sample(&s).unwrap();
+        assert_eq!(task.fail_to_pass, vec!["t.py::a"]);
+        assert_eq!(task.pass_to_pass, vec!["t.py::b"]);
+        let bad = Sample::from_json_line(
+            r#"{"id":"a","response":"","repo":"r","fail_to_pass":3,"pass_to_pass":[]}"#,
+        )
+        .unwrap();
+        assert!(Task::from_sample(&bad).is_err());
+    }
+}

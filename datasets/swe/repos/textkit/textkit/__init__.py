@@ -1,0 +1,1 @@
+"""Small text utilities used by cascade's bundled SWE tasks."""

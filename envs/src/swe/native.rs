@@ -1,0 +1,163 @@
+//! The `native` backend: the host's CPython inside bubblewrap.
+//!
+//! The sandbox has no network (all namespaces unshared), sees the host read-only, a
+//! fresh tmpfs at `/tmp`, the working copy read-write at `/tmp/repo` and the runner
+//! read-only at `/tmp/runner`; it dies with its parent. This is weaker isolation than
+//! `wasi`: the tests run as native code against the real kernel, so a kernel or
+//! bubblewrap flaw is an escape, and host files readable by the user are readable
+//! by the tests. Use it for repositories that need C extensions or host tools.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use super::backend::{BackendError, TestBackend, TestJob, TestRun, RUNNER_PY};
+
+/// Where the working copy appears inside the sandbox (on its private tmpfs), so
+/// tracebacks name the same paths on every run.
+pub const SANDBOX_REPO: &str = "/tmp/repo";
+
+/// Output beyond this is dropped (the summary is printed last, so the tail matters:
+/// we keep the first half and the last half).
+const MAX_LOG_BYTES: usize = 1 << 20;
+
+pub struct NativeBackend {
+    bwrap: String,
+    python: String,
+    resolved_python: OnceLock<Result<PathBuf, String>>,
+}
+
+impl NativeBackend {
+    pub fn new(bwrap: impl Into<String>, python: impl Into<String>) -> Self {
+        Self {
+            bwrap: bwrap.into(),
+            python: python.into(),
+            resolved_python: OnceLock::new(),
+        }
+    }
+
+    /// The interpreter's real path (version shims such as pyenv's need a home and a
+    /// writable state the sandbox does not give them).
+    fn python(&self) -> Result<PathBuf, BackendError> {
+        self.resolved_python
+            .get_or_init(|| {
+                let out = Command::new(&self.python)
+                    .args(["-c", "import sys; print(sys.executable)"])
+                    .stderr(Stdio::null())
+                    .output()
+                    .map_err(|e| format!("cannot run `{}`: {e}", self.python))?;
+                let path = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+                if !out.status.success() || path.is_empty() {
+                    return Err(format!("`{}` did not report its executable", self.python));
+                }
+                Ok(PathBuf::from(path))
+            })
+            .clone()
+            .map_err(BackendError::Unavailable)
+    }
+}
+
+impl TestBackend for NativeBackend {
+    fn name(&self) -> &'static str {
+        "native"
+    }
+
+    fn run(&self, job: &TestJob<'_>) -> Result<TestRun, BackendError> {
+        let python = self.python()?;
+        let runner_dir = job.scratch.join("runner");
+        std::fs::create_dir_all(&runner_dir).map_err(|e| BackendError::Spawn(e.to_string()))?;
+        std::fs::write(runner_dir.join("runner.py"), RUNNER_PY)
+            .and_then(|_| std::fs::write(runner_dir.join("ids.txt"), job.tests.join("\n")))
+            .map_err(|e| BackendError::Spawn(e.to_string()))?;
+        let mut cmd = Command::new(&self.bwrap);
+        cmd.args(["--unshare-all", "--die-with-parent", "--new-session"])
+            .args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"])
+            .args(["--tmpfs", "/tmp"])
+            .arg("--bind")
+            .arg(job.repo)
+            .arg(SANDBOX_REPO)
+            .arg("--ro-bind")
+            .arg(&runner_dir)
+            .arg("/tmp/runner")
+            .args(["--chdir", SANDBOX_REPO, "--clearenv"])
+            .args(["--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin"])
+            .args(["--setenv", "HOME", "/tmp"])
+            .args(["--setenv", "PYTHONHASHSEED", "0"])
+            .args(["--setenv", "PYTHONDONTWRITEBYTECODE", "1"])
+            .args(["--setenv", "PYTHONIOENCODING", "utf-8"])
+            .args(["--setenv", "LC_ALL", "C.UTF-8"])
+            .args(["--setenv", "TZ", "UTC"])
+            .args(["/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1"])
+            .arg(&python)
+            .args(["/tmp/runner/runner.py", "/tmp/runner/ids.txt"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().map_err(|e| {
+            BackendError::Unavailable(format!(
+                "cannot start `{}` ({e}); install bubblewrap (scripts/setup.d/swe.sh)",
+                self.bwrap
+            ))
+        })?;
+        let (Some(mut stdout), Some(mut stderr)) = (child.stdout.take(), child.stderr.take())
+        else {
+            return Err(BackendError::Spawn("no output pipes".into()));
+        };
+        // Only bubblewrap itself writes here (the sandbox's stderr joins stdout).
+        let errors = thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = (&mut stderr).take(64 * 1024).read_to_end(&mut text);
+            text
+        });
+        let reader = thread::spawn(move || {
+            let mut kept = Vec::new();
+            let mut tail: Vec<u8> = Vec::new();
+            let mut buf = [0u8; 8192];
+            loop {
+                match stdout.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        if kept.len() < MAX_LOG_BYTES / 2 {
+                            kept.extend_from_slice(&buf[..n]);
+                        } else {
+                            tail.extend_from_slice(&buf[..n]);
+                            if tail.len() > MAX_LOG_BYTES {
+                                tail.drain(..tail.len() - MAX_LOG_BYTES / 2);
+                            }
+                        }
+                    }
+                }
+            }
+            if !tail.is_empty() {
+                let start = tail.len().saturating_sub(MAX_LOG_BYTES / 2);
+                kept.extend_from_slice(b"\n[... output cut ...]\n");
+                kept.extend_from_slice(&tail[start..]);
+            }
+            kept
+        });
+        let deadline = Instant::now() + job.timeout;
+        let mut timed_out = false;
+        loop {
+            match child.try_wait() {
+                Ok(Some(_)) => break,
+                Ok(None) if Instant::now() >= deadline => {
+                    timed_out = true;
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break;
+                }
+                Ok(None) => thread::sleep(Duration::from_millis(5)),
+                Err(e) => return Err(BackendError::Spawn(e.to_string())),
+            }
+        }
+        let mut bytes = reader.join().unwrap_or_default();
+        bytes.extend(errors.join().unwrap_or_default());
+        Ok(TestRun {
+            log: String::from_utf8_lossy(&bytes).into_owned(),
+            timed_out,
+        })
+    }
+}

@@ -1,0 +1,893 @@
+"""cascade's test runner for the `swe` environment.
+
+Runs the tests named by pytest node ids (`tests/test_x.py::test_f`,
+`tests/test_x.py::TestK::test_m[1-2]`, `tests/test_x.py::TestCase::test_m`) and
+prints one `STATUS node_id` line per requested id after a summary marker, in the
+order asked, in pytest `-rA` style. It needs nothing but the standard library, so it
+runs the same under native CPython and CPython for WASI.
+
+If the tests `import pytest`, a small stand-in module is provided with the parts
+test suites commonly use: raises, warns, approx, mark.parametrize / skip / skipif /
+xfail / usefixtures, param, fixture (with yield, scopes, autouse, conftest.py,
+indirect parametrization), skip, fail, xfail, importorskip, and the fixtures
+tmp_path, monkeypatch, capsys and request. unittest.TestCase classes run through
+unittest itself; a failing subTest makes the test fail.
+
+Usage: python runner.py IDS_FILE   (one node id per line; cwd = repository root)
+"""
+
+import contextlib
+import importlib
+import importlib.util
+import inspect
+import io
+import itertools
+import math
+import os
+import re
+import shutil
+import sys
+import tempfile
+import traceback
+import types
+import unittest
+import warnings
+
+SUMMARY_MARKER = "=== cascade-runner summary ==="
+
+
+# --------------------------------------------------------------------------- outcomes
+class Skipped(Exception):
+    pass
+
+
+class Failed(AssertionError):
+    pass
+
+
+class XFailed(Exception):
+    pass
+
+
+class SetupError(Exception):
+    """A fixture failed: the test is an ERROR, not a FAILURE."""
+
+
+# ------------------------------------------------------------------------ the shim
+class Mark:
+    def __init__(self, name, args=(), kwargs=None):
+        self.name = name
+        self.args = args
+        self.kwargs = kwargs or {}
+
+    def __call__(self, *args, **kwargs):
+        if not kwargs and len(args) == 1 and (
+            inspect.isfunction(args[0]) or inspect.isclass(args[0])
+        ):
+            target = args[0]
+            found = target.__dict__.get("pytestmark", [])
+            marks = [found] if isinstance(found, Mark) else list(found)
+            marks.append(self)
+            target.pytestmark = marks
+            return target
+        return Mark(self.name, args, kwargs)
+
+
+class MarkGenerator:
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return Mark(name)
+
+
+class ParameterSet:
+    def __init__(self, values, id=None, marks=()):
+        self.values = values
+        self.id = id
+        self.marks = list(marks) if isinstance(marks, (list, tuple)) else [marks]
+
+
+def param(*values, id=None, marks=()):
+    return ParameterSet(values, id=id, marks=marks)
+
+
+class FixtureDef:
+    def __init__(self, func, scope="function", autouse=False, name=None, params=None):
+        self.func = func
+        self.scope = scope if isinstance(scope, str) else "function"
+        self.autouse = autouse
+        self.name = name or func.__name__
+        self.params = params
+
+
+def fixture(func=None, *, scope="function", autouse=False, name=None, params=None, ids=None):
+    def wrap(f):
+        f._cascade_fixture = FixtureDef(f, scope, autouse, name, params)
+        return f
+
+    if func is not None and callable(func):
+        return wrap(func)
+    return wrap
+
+
+class ExceptionInfo:
+    def __init__(self):
+        self.type = None
+        self.value = None
+        self.tb = None
+
+    @property
+    def typename(self):
+        return self.type.__name__ if self.type else None
+
+    def match(self, pattern):
+        if not re.search(pattern, str(self.value)):
+            raise AssertionError(f"Regex pattern {pattern!r} does not match {str(self.value)!r}.")
+        return True
+
+    def errisinstance(self, exc):
+        return isinstance(self.value, exc)
+
+
+class RaisesContext:
+    def __init__(self, expected, match=None):
+        self.expected = expected
+        self.match_expr = match
+        self.info = ExceptionInfo()
+
+    def __enter__(self):
+        return self.info
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            raise Failed(f"DID NOT RAISE {self.expected}")
+        if not issubclass(exc_type, self.expected):
+            return False
+        self.info.type, self.info.value, self.info.tb = exc_type, exc, tb
+        if self.match_expr is not None:
+            self.info.match(self.match_expr)
+        return True
+
+
+def raises(expected, *args, match=None, **kwargs):
+    if args:
+        with RaisesContext(expected, match) as info:
+            args[0](*args[1:], **kwargs)
+        return info
+    return RaisesContext(expected, match)
+
+
+class WarnsContext:
+    def __init__(self, expected, match=None):
+        self.expected = expected
+        self.match_expr = match
+        self.record = None
+        self.ctx = None
+
+    def __enter__(self):
+        self.ctx = warnings.catch_warnings(record=True)
+        self.record = self.ctx.__enter__()
+        warnings.simplefilter("always")
+        return self.record
+
+    def __exit__(self, exc_type, exc, tb):
+        self.ctx.__exit__(exc_type, exc, tb)
+        if exc_type is not None:
+            return False
+        for w in self.record:
+            if issubclass(w.category, self.expected) and (
+                self.match_expr is None or re.search(self.match_expr, str(w.message))
+            ):
+                return False
+        raise Failed(f"DID NOT WARN {self.expected}")
+
+
+def warns(expected, *args, match=None, **kwargs):
+    if args:
+        with WarnsContext(expected, match):
+            return args[0](*args[1:], **kwargs)
+    return WarnsContext(expected, match)
+
+
+def deprecated_call(*args, **kwargs):
+    return warns((DeprecationWarning, PendingDeprecationWarning), *args, **kwargs)
+
+
+class ApproxValue:
+    def __init__(self, expected, rel=None, abs=None):
+        self.expected = expected
+        self.rel = 1e-6 if rel is None else rel
+        self.abs = 1e-12 if abs is None else abs
+
+    def _close(self, a, b):
+        if isinstance(b, (list, tuple)):
+            return isinstance(a, (list, tuple)) and len(a) == len(b) and all(
+                self._close(x, y) for x, y in zip(a, b))
+        if isinstance(b, dict):
+            return isinstance(a, dict) and a.keys() == b.keys() and all(
+                self._close(a[k], b[k]) for k in b)
+        if isinstance(b, (int, float, complex)) and not isinstance(b, bool) and isinstance(
+                a, (int, float, complex)):
+            if a == b:
+                return True
+            if isinstance(b, float) and (math.isinf(b) or math.isnan(b)):
+                return False
+            return abs(a - b) <= max(self.rel * abs(b), self.abs)
+        return a == b
+
+    def __eq__(self, other):
+        return self._close(other, self.expected)
+
+    def __repr__(self):
+        return f"approx({self.expected!r})"
+
+
+def approx(expected, rel=None, abs=None, nan_ok=False):
+    return ApproxValue(expected, rel, abs)
+
+
+def skip(reason=""):
+    raise Skipped(reason)
+
+
+skip.Exception = Skipped
+
+
+def fail(reason="", pytrace=True):
+    raise Failed(reason)
+
+
+fail.Exception = Failed
+
+
+def xfail(reason=""):
+    raise XFailed(reason)
+
+
+xfail.Exception = XFailed
+
+
+def importorskip(modname, minversion=None, reason=None):
+    try:
+        return importlib.import_module(modname)
+    except ImportError:
+        raise Skipped(reason or f"could not import {modname!r}")
+
+
+class MonkeyPatch:
+    def __init__(self):
+        self._undo = []
+
+    @classmethod
+    @contextlib.contextmanager
+    def context(cls):
+        mp = cls()
+        try:
+            yield mp
+        finally:
+            mp.undo()
+
+    def _resolve(self, target, name, value):
+        if isinstance(target, str) and value is _NOTSET:
+            module, _, attr = target.rpartition(".")
+            obj = importlib.import_module(module)
+            return obj, attr, name
+        return target, name, value
+
+    def setattr(self, target, name, value=None, raising=True):
+        if isinstance(target, str):
+            module, _, attr = target.rpartition(".")
+            obj = importlib.import_module(module)
+            target, name, value = obj, attr, name
+        old = getattr(target, name, _NOTSET)
+        if old is _NOTSET and raising:
+            raise AttributeError(name)
+        self._undo.append(lambda: setattr(target, name, old) if old is not _NOTSET else delattr(target, name))
+        setattr(target, name, value)
+
+    def delattr(self, target, name=None, raising=True):
+        if isinstance(target, str):
+            module, _, attr = target.rpartition(".")
+            target, name = importlib.import_module(module), attr
+        if not hasattr(target, name):
+            if raising:
+                raise AttributeError(name)
+            return
+        old = getattr(target, name)
+        self._undo.append(lambda: setattr(target, name, old))
+        delattr(target, name)
+
+    def setitem(self, mapping, key, value):
+        old = mapping.get(key, _NOTSET)
+        self._undo.append(lambda: mapping.__setitem__(key, old) if old is not _NOTSET else mapping.pop(key, None))
+        mapping[key] = value
+
+    def delitem(self, mapping, key, raising=True):
+        if key not in mapping:
+            if raising:
+                raise KeyError(key)
+            return
+        old = mapping[key]
+        self._undo.append(lambda: mapping.__setitem__(key, old))
+        del mapping[key]
+
+    def setenv(self, name, value, prepend=None):
+        value = str(value)
+        if prepend and name in os.environ:
+            value = value + prepend + os.environ[name]
+        self.setitem(os.environ, name, value)
+
+    def delenv(self, name, raising=True):
+        self.delitem(os.environ, name, raising)
+
+    def syspath_prepend(self, path):
+        old = list(sys.path)
+        self._undo.append(lambda: sys.path.__setitem__(slice(None), old))
+        sys.path.insert(0, str(path))
+
+    def chdir(self, path):
+        old = os.getcwd()
+        self._undo.append(lambda: os.chdir(old))
+        os.chdir(str(path))
+
+    def undo(self):
+        while self._undo:
+            self._undo.pop()()
+
+
+_NOTSET = object()
+
+
+class CaptureResult(tuple):
+    @property
+    def out(self):
+        return self[0]
+
+    @property
+    def err(self):
+        return self[1]
+
+
+class CaptureFixture:
+    def __init__(self):
+        self._out, self._err = io.StringIO(), io.StringIO()
+        self._saved = (sys.stdout, sys.stderr)
+        sys.stdout, sys.stderr = self._out, self._err
+
+    def readouterr(self):
+        out, err = self._out.getvalue(), self._err.getvalue()
+        self._out.seek(0), self._out.truncate()
+        self._err.seek(0), self._err.truncate()
+        return CaptureResult((out, err))
+
+    @contextlib.contextmanager
+    def disabled(self):
+        sys.stdout, sys.stderr = self._saved
+        try:
+            yield
+        finally:
+            sys.stdout, sys.stderr = self._out, self._err
+
+    def close(self):
+        sys.stdout, sys.stderr = self._saved
+
+
+class FixtureRequest:
+    def __init__(self, node_name, fixturename=None, param=_NOTSET, resolver=None):
+        self.node = types.SimpleNamespace(name=node_name, nodeid=node_name)
+        self.fixturename = fixturename
+        if param is not _NOTSET:
+            self.param = param
+        self._resolver = resolver
+        self.config = types.SimpleNamespace(getoption=lambda *a, **k: None)
+
+    def addfinalizer(self, fn):
+        if self._resolver is not None:
+            self._resolver.finalizers.append(fn)
+
+    def getfixturevalue(self, name):
+        return self._resolver.value(name)
+
+
+def make_pytest_module():
+    mod = types.ModuleType("pytest")
+    for name, value in dict(
+        raises=raises, warns=warns, deprecated_call=deprecated_call, approx=approx,
+        mark=MarkGenerator(), param=param, fixture=fixture, skip=skip, fail=fail,
+        xfail=xfail, importorskip=importorskip, MonkeyPatch=MonkeyPatch,
+        FixtureRequest=FixtureRequest, ExceptionInfo=ExceptionInfo,
+        __version__="0+cascade.runner",
+    ).items():
+        setattr(mod, name, value)
+    return mod
+
+
+# ---------------------------------------------------------------------- fixtures
+class Resolver:
+    """Resolves fixture values for one test, caching wider scopes across tests."""
+
+    wide_cache = {}
+    wide_teardowns = []
+
+    def __init__(self, defs, test_name, indirect):
+        self.defs = defs
+        self.test_name = test_name
+        self.indirect = indirect
+        self.values = {}
+        self.finalizers = []
+        self.tmp_dirs = []
+
+    def builtin(self, name):
+        if name == "tmp_path":
+            import pathlib
+
+            path = tempfile.mkdtemp(prefix="cascade-tmp-")
+            self.tmp_dirs.append(path)
+            return pathlib.Path(path)
+        if name == "tmpdir":
+            path = tempfile.mkdtemp(prefix="cascade-tmp-")
+            self.tmp_dirs.append(path)
+            return path
+        if name == "monkeypatch":
+            mp = MonkeyPatch()
+            self.finalizers.append(mp.undo)
+            return mp
+        if name in ("capsys", "capfd"):
+            cap = CaptureFixture()
+            self.finalizers.append(cap.close)
+            return cap
+        if name == "request":
+            return FixtureRequest(self.test_name, None, _NOTSET, self)
+        if name == "recwarn":
+            ctx = warnings.catch_warnings(record=True)
+            rec = ctx.__enter__()
+            warnings.simplefilter("always")
+            self.finalizers.append(lambda: ctx.__exit__(None, None, None))
+            return rec
+        raise SetupError(f"fixture {name!r} not found")
+
+    def value(self, name, stack=()):
+        if name in self.values:
+            return self.values[name]
+        if name in stack:
+            raise SetupError(f"fixture {name!r} depends on itself")
+        fdef = self.defs.get(name)
+        if fdef is None:
+            value = self.builtin(name)
+            self.values[name] = value
+            return value
+        key = (fdef.scope, id(fdef))
+        if fdef.scope != "function" and key in Resolver.wide_cache:
+            value = Resolver.wide_cache[key]
+            self.values[name] = value
+            return value
+        kwargs = {}
+        for arg in fixture_args(fdef.func):
+            if arg == "request":
+                req = FixtureRequest(self.test_name, name, self.indirect.get(name, _NOTSET), self)
+                kwargs[arg] = req
+            else:
+                kwargs[arg] = self.value(arg, stack + (name,))
+        try:
+            result = fdef.func(**kwargs)
+            if inspect.isgenerator(result):
+                gen = result
+                result = next(gen)
+                finish = lambda gen=gen: next(gen, None)
+                if fdef.scope == "function":
+                    self.finalizers.append(finish)
+                else:
+                    Resolver.wide_teardowns.append(finish)
+        except (Skipped, XFailed):
+            raise
+        except BaseException as e:
+            raise SetupError(f"fixture {name!r} failed: {type(e).__name__}: {e}") from e
+        if fdef.scope != "function":
+            Resolver.wide_cache[key] = result
+        self.values[name] = result
+        return result
+
+    def teardown(self):
+        errors = []
+        while self.finalizers:
+            try:
+                self.finalizers.pop()()
+            except BaseException as e:  # noqa: BLE001 - a teardown failure is an ERROR
+                errors.append(e)
+        for d in self.tmp_dirs:
+            shutil.rmtree(d, ignore_errors=True)
+        if errors:
+            raise SetupError(f"teardown failed: {errors[0]!r}")
+
+
+def fixture_args(func):
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):
+        return []
+    return [
+        p.name for p in sig.parameters.values()
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.default is p.empty
+    ]
+
+
+def collect_fixtures(namespace, into):
+    for value in list(vars(namespace).values()):
+        fdef = getattr(value, "_cascade_fixture", None)
+        if isinstance(fdef, FixtureDef):
+            into[fdef.name] = fdef
+
+
+# ----------------------------------------------------------------------- importing
+def module_name_for(path):
+    """pytest's `prepend` import mode: the package chain up to the first folder
+    without __init__.py, whose parent goes on sys.path."""
+    path = os.path.abspath(path)
+    folder, base = os.path.split(path)
+    parts = [os.path.splitext(base)[0]]
+    while os.path.exists(os.path.join(folder, "__init__.py")):
+        folder, pkg = os.path.split(folder)
+        parts.append(pkg)
+    return folder, ".".join(reversed(parts))
+
+
+def import_path(path):
+    folder, name = module_name_for(path)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    if name in sys.modules and os.path.abspath(getattr(sys.modules[name], "__file__", "") or "") != os.path.abspath(path):
+        del sys.modules[name]
+    return importlib.import_module(name)
+
+
+_conftests = {}
+
+
+def conftest_fixtures(test_file):
+    """Fixtures from every conftest.py from the root down to the test's folder."""
+    fixtures = {}
+    root = os.getcwd()
+    rel = os.path.relpath(os.path.dirname(os.path.abspath(test_file)), root)
+    folders = [root]
+    if rel != ".":
+        for part in rel.split(os.sep):
+            folders.append(os.path.join(folders[-1], part))
+    for folder in folders:
+        path = os.path.join(folder, "conftest.py")
+        if not os.path.exists(path):
+            continue
+        if path not in _conftests:
+            if os.path.exists(os.path.join(folder, "__init__.py")):
+                _conftests[path] = import_path(path)
+            else:
+                spec = importlib.util.spec_from_file_location(f"conftest_{len(_conftests)}", path)
+                module = importlib.util.module_from_spec(spec)
+                sys.modules[spec.name] = module
+                spec.loader.exec_module(module)
+                _conftests[path] = module
+        collect_fixtures(_conftests[path], fixtures)
+    return fixtures
+
+
+# --------------------------------------------------------------------- test ids
+def value_id(value, argname, index):
+    if isinstance(value, str):
+        return value.encode("unicode_escape").decode("ascii") if value else f"{argname}{index}"
+    if isinstance(value, bytes):
+        return value.decode("ascii", "backslashreplace")
+    if value is None or isinstance(value, (int, float, complex, bool)):
+        return str(value)
+    if isinstance(value, re.Pattern):
+        return value.pattern
+    if inspect.isclass(value) or inspect.isfunction(value):
+        return value.__name__
+    import enum
+
+    if isinstance(value, enum.Enum):
+        return str(value)
+    return f"{argname}{index}"
+
+
+def expand_parametrize(mark):
+    names = mark.args[0] if mark.args else mark.kwargs.get("argnames")
+    values = mark.args[1] if len(mark.args) > 1 else mark.kwargs.get("argvalues", [])
+    ids = mark.kwargs.get("ids")
+    if len(mark.args) > 2 and ids is None:
+        ids = mark.args[2]
+    indirect = mark.kwargs.get("indirect", False)
+    if isinstance(names, str):
+        names = [n.strip() for n in names.split(",") if n.strip()]
+    names = list(names)
+    cases = []
+    for i, raw in enumerate(values):
+        marks = []
+        explicit = None
+        if isinstance(raw, ParameterSet):
+            vals, explicit, marks = raw.values, raw.id, raw.marks
+        elif len(names) == 1:
+            vals = (raw,)
+        else:
+            vals = tuple(raw)
+        if explicit is None and ids is not None:
+            if callable(ids):
+                got = [ids(v) for v in vals]
+                explicit = "-".join(g if g is not None else value_id(v, n, i) for g, v, n in zip(got, vals, names))
+            elif i < len(ids) and ids[i] is not None:
+                explicit = str(ids[i])
+        ident = explicit if explicit is not None else "-".join(
+            value_id(v, n, i) for v, n in zip(vals, names))
+        direct = indirect is True or (isinstance(indirect, (list, tuple)))
+        ind_names = names if indirect is True else (list(indirect) if direct else [])
+        cases.append((ident, dict(zip(names, vals)), marks, ind_names))
+    if not values:
+        cases.append(("NOTSET", {}, [Mark("skip", (), {"reason": "empty parameter set"})], []))
+    seen = {}
+    for ident, *_ in cases:
+        seen[ident] = seen.get(ident, 0) + 1
+    counters = {}
+    out = []
+    for ident, vals, marks, ind in cases:
+        if seen[ident] > 1:
+            n = counters.get(ident, 0)
+            counters[ident] = n + 1
+            ident = f"{ident}{n}"
+        out.append((ident, vals, marks, ind))
+    return out
+
+
+def marks_of(*objs):
+    marks = []
+    for obj in objs:
+        found = getattr(obj, "pytestmark", [])
+        if isinstance(found, Mark):
+            found = [found]
+        marks.extend(m for m in found if isinstance(m, Mark))
+    return marks
+
+
+def instances(func_marks):
+    """Every (id, values, marks, indirect names) of a test function's parametrization."""
+    sets = [expand_parametrize(m) for m in func_marks if m.name == "parametrize"]
+    if not sets:
+        return [("", {}, [], [])]
+    out = []
+    for combo in itertools.product(*sets):
+        ident = "-".join(c[0] for c in combo)
+        vals, marks, ind = {}, [], []
+        for c in combo:
+            vals.update(c[1])
+            marks.extend(c[2])
+            ind.extend(c[3])
+        out.append((ident, vals, marks, ind))
+    return out
+
+
+# ------------------------------------------------------------------------ running
+def eval_condition(cond, module):
+    if isinstance(cond, str):
+        return bool(eval(cond, vars(module)))
+    return bool(cond)
+
+
+def run_pytest_style(module, cls, func_name, param_id, file_defs):
+    if cls is not None:
+        owner = cls()
+        func = getattr(owner, func_name)
+        raw = getattr(cls, func_name)
+    else:
+        owner = None
+        func = raw = getattr(module, func_name)
+    marks = marks_of(module, cls, raw) if cls is not None else marks_of(module, raw)
+    chosen = None
+    for inst in instances(marks):
+        if inst[0] == param_id:
+            chosen = inst
+            break
+    if chosen is None:
+        return "ERROR", f"no parametrization with id [{param_id}]"
+    _, values, extra_marks, ind_names = chosen
+    marks = marks + list(extra_marks)
+    for m in marks:
+        if m.name == "skip":
+            return "SKIPPED", m.kwargs.get("reason", m.args[0] if m.args else "")
+        if m.name == "skipif":
+            conds = m.args or (m.kwargs.get("condition"),)
+            if any(eval_condition(c, module) for c in conds):
+                return "SKIPPED", m.kwargs.get("reason", "")
+    xfail_mark = None
+    for m in marks:
+        if m.name == "xfail":
+            conds = m.args or ((m.kwargs["condition"],) if "condition" in m.kwargs else ())
+            if not conds or any(eval_condition(c, module) for c in conds):
+                xfail_mark = m
+    defs = dict(file_defs)
+    collect_fixtures(module, defs)
+    if cls is not None:
+        for klass in reversed(cls.__mro__):
+            collect_fixtures(klass, defs)
+    indirect = {n: values.pop(n) for n in ind_names if n in values}
+    resolver = Resolver(defs, func_name, indirect)
+    wanted = [a for a in fixture_args(func) if a not in values]
+    for m in marks:
+        if m.name == "usefixtures":
+            wanted = list(m.args) + wanted
+    autouse = [n for n, d in defs.items() if d.autouse]
+    status, detail = "PASSED", ""
+    try:
+        try:
+            kwargs = dict(values)
+            for name in autouse + wanted + list(indirect):
+                value = resolver.value(name)
+                if name in wanted:
+                    kwargs[name] = value
+            if owner is not None and hasattr(owner, "setup_method"):
+                owner.setup_method(func)
+        except (Skipped, XFailed) as e:
+            raise
+        except SetupError:
+            raise
+        except BaseException as e:
+            raise SetupError(f"setup failed: {type(e).__name__}: {e}") from e
+        try:
+            func(**kwargs)
+        finally:
+            if owner is not None and hasattr(owner, "teardown_method"):
+                owner.teardown_method(func)
+    except Skipped as e:
+        status, detail = "SKIPPED", str(e)
+    except XFailed as e:
+        status, detail = "XFAIL", str(e)
+    except SetupError as e:
+        status, detail = "ERROR", str(e)
+    except (KeyboardInterrupt, SystemExit) as e:
+        status, detail = "FAILED", f"{type(e).__name__}: {e}"
+    except BaseException as e:  # noqa: BLE001 - any exception in a test fails it
+        raises = xfail_mark.kwargs.get("raises") if xfail_mark is not None else None
+        if xfail_mark is not None and (raises is None or isinstance(e, raises)):
+            status, detail = "XFAIL", xfail_mark.kwargs.get("reason", "")
+        else:
+            status, detail = "FAILED", short_traceback(e)
+    else:
+        if xfail_mark is not None:
+            status = "FAILED" if xfail_mark.kwargs.get("strict", False) else "XPASS"
+    try:
+        resolver.teardown()
+    except SetupError as e:
+        if status in ("PASSED", "XPASS"):
+            status, detail = "ERROR", str(e)
+    return status, detail
+
+
+class RecordingResult(unittest.TestResult):
+    def __init__(self):
+        super().__init__()
+        self.subtest_failures = []
+
+    def addSubTest(self, test, subtest, err):
+        super().addSubTest(test, subtest, err)
+        if err is not None:
+            self.subtest_failures.append(err)
+
+
+def run_unittest(cls, method):
+    test = cls(method)
+    result = RecordingResult()
+    suite = unittest.TestSuite([test])
+    suite.run(result)
+    # Class-level fixtures are torn down by the suite only at its end.
+    suite._tearDownPreviousClass(None, result)
+    suite._handleModuleTearDown(result)
+    if result.errors:
+        return "ERROR", result.errors[0][1]
+    if result.failures:
+        return "FAILED", result.failures[0][1]
+    if result.unexpectedSuccesses:
+        return "FAILED", "unexpected success"
+    if result.expectedFailures:
+        return "XFAIL", ""
+    if result.skipped:
+        return "SKIPPED", result.skipped[0][1]
+    return "PASSED", ""
+
+
+def short_traceback(e):
+    lines = traceback.format_exception(type(e), e, e.__traceback__)
+    return "".join(lines[-6:])
+
+
+def run_id(node_id):
+    parts = node_id.split("::")
+    path, names = parts[0], parts[1:]
+    if not names or not os.path.isfile(path):
+        return "ERROR", f"no such test file or test: {node_id}"
+    last = names[-1]
+    param_id = ""
+    if last.endswith("]") and "[" in last:
+        at = last.index("[")
+        last, param_id = last[:at], last[at + 1:-1]
+    names = names[:-1] + [last]
+    module = import_path(path)
+    file_defs = conftest_fixtures(path)
+    obj = module
+    cls = None
+    for name in names[:-1]:
+        obj = getattr(obj, name, None)
+        if not inspect.isclass(obj):
+            return "ERROR", f"{name} is not a class in {path}"
+        cls = obj
+    target = getattr(obj, names[-1], None)
+    if target is None or not callable(target):
+        return "ERROR", f"{node_id} not found"
+    if cls is not None and issubclass(cls, unittest.TestCase):
+        return run_unittest(cls, names[-1])
+    return run_pytest_style(module, cls, names[-1], param_id, file_defs)
+
+
+@contextlib.contextmanager
+def captured():
+    """Routes the tests' own output away from the real stdout, so nothing a test
+    prints can pose as a status line."""
+    buffer = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
+    saved_py = (sys.stdout, sys.stderr)
+    saved_fds = None
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        saved_fds = (os.dup(1), os.dup(2))
+        os.dup2(buffer.fileno(), 1)
+        os.dup2(buffer.fileno(), 2)
+    except (OSError, AttributeError):
+        saved_fds = None
+    sys.stdout = sys.stderr = buffer
+    try:
+        yield buffer
+    finally:
+        sys.stdout, sys.stderr = saved_py
+        if saved_fds is not None:
+            os.dup2(saved_fds[0], 1)
+            os.dup2(saved_fds[1], 2)
+            os.close(saved_fds[0])
+            os.close(saved_fds[1])
+
+
+def main():
+    with open(sys.argv[1], encoding="utf-8") as f:
+        ids = [line.strip() for line in f if line.strip()]
+    root = os.getcwd()
+    sys.path.insert(0, root)
+    if os.path.isdir(os.path.join(root, "src")):
+        sys.path.insert(1, os.path.join(root, "src"))
+    sys.modules["pytest"] = make_pytest_module()
+    sys.dont_write_bytecode = True
+    out = sys.stdout
+    results = []
+    for node_id in ids:
+        with captured() as buffer:
+            try:
+                status, detail = run_id(node_id)
+            except BaseException as e:  # noqa: BLE001 - import errors and the like
+                status, detail = "ERROR", short_traceback(e)
+            buffer.flush()
+            buffer.seek(0)
+            printed = buffer.read()[-2000:]
+        results.append((node_id, status))
+        if status not in ("PASSED", "XFAIL", "XPASS", "SKIPPED") or printed:
+            out.write(f"____ {node_id} ____\n")
+            for line in (detail or "").splitlines()[-20:]:
+                out.write(f"    | {line}\n")
+            for line in printed.splitlines()[-20:]:
+                out.write(f"    > {line}\n")
+    for finish in reversed(Resolver.wide_teardowns):
+        try:
+            with captured():
+                finish()
+        except BaseException:  # noqa: BLE001 - session teardown never changes results
+            pass
+    out.write(SUMMARY_MARKER + "\n")
+    for node_id, status in results:
+        out.write(f"{status} {node_id}\n")
+    out.flush()
+
+
+if __name__ == "__main__":
+    main()
