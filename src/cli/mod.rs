@@ -2,12 +2,15 @@
 //! the JSONL reader and the batch scorer.
 
 mod batch;
+mod bench_grpo;
+mod bench_model;
 mod check;
 mod envs;
 mod exit;
 mod jsonl;
 mod score;
 mod summary;
+mod train;
 
 use std::process::ExitCode;
 
@@ -30,6 +33,12 @@ enum Command {
     Check(check::CheckArgs),
     /// List every environment and verifier plugin, with where it came from.
     Envs,
+    /// Run a Cascade recipe stage by stage: checkpoints, evals, plots.
+    Train(train::TrainArgs),
+    /// The TRL-comparable GRPO toy benchmark: steps/s and the reward curve.
+    BenchGrpo(bench_grpo::BenchGrpoArgs),
+    /// Sampling/training tokens/s and MFU of a random model of a given shape.
+    BenchModel(bench_model::BenchModelArgs),
 }
 
 /// Parses the command line, runs the command and maps failures to exit codes:
@@ -46,6 +55,9 @@ pub fn run() -> ExitCode {
         Command::Score(args) => score::run(args),
         Command::Check(args) => check::run(args),
         Command::Envs => envs::run(),
+        Command::Train(args) => train::run(args),
+        Command::BenchGrpo(args) => bench_grpo::run(args),
+        Command::BenchModel(args) => bench_model::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
