@@ -205,7 +205,12 @@ impl Recipe {
     /// Reads and parses `path` (no validation; see [`Recipe::validate`]).
     pub fn load(path: &Path) -> Result<Self, RecipeError> {
         let text = std::fs::read_to_string(path).map_err(|e| RecipeError::Read { path: path.to_owned(), message: e.to_string() })?;
-        let mut recipe: Recipe = toml::from_str(&text).map_err(|e| RecipeError::Parse { path: path.to_owned(), message: e.to_string() })?;
+        Self::parse(&text, path)
+    }
+
+    /// Parses recipe text as if read from `path` (relative paths resolve against its folder).
+    pub fn parse(text: &str, path: &Path) -> Result<Self, RecipeError> {
+        let mut recipe: Recipe = toml::from_str(text).map_err(|e| RecipeError::Parse { path: path.to_owned(), message: e.to_string() })?;
         recipe.dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Ok(recipe)
     }

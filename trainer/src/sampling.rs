@@ -148,7 +148,7 @@ pub fn generate(
                 let (ids, lp) = sample_next(&logits, params);
                 let alive = done.logical_not();
                 let ids = ids.where_self(&alive, &Tensor::from(params.pad_id).to_device(device));
-                let mut now_done = done.logical_or(&ids.isin(&stop_ids, false, false));
+                let mut now_done = done.logical_or(&Tensor::isin(&ids, &stop_ids, false, false));
                 if !params.stop_strings.is_empty() {
                     let host: Vec<i64> = Vec::try_from(&ids).unwrap_or_default();
                     let alive_host: Vec<bool> = Vec::try_from(&alive).unwrap_or_default();

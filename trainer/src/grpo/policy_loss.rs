@@ -47,7 +47,7 @@ pub fn policy_loss(
         }
     }
     let mask = mask.to_kind(Kind::Float);
-    (per_token * mask).sum(Kind::Float) / opts.num_tokens.max(1.0)
+    (per_token * mask).sum(logp.kind()) / opts.num_tokens.max(1.0)
 }
 
 /// The importance ratio `exp(logp − old)`, exposed for tests and metrics.

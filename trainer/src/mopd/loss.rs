@@ -44,7 +44,7 @@ pub fn mopd_loss(
     let w = truncated_weights(train_logp, sampling_logp, gate);
     let a = mopd_advantage(teacher_logp, train_logp);
     let m = mask.to_kind(Kind::Float);
-    -(w * a * train_logp * m).sum(Kind::Float) / num_tokens.max(1.0)
+    -(w * a * train_logp * m).sum(train_logp.kind()) / num_tokens.max(1.0)
 }
 
 #[cfg(test)]
