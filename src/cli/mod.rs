@@ -2,6 +2,8 @@
 //! the JSONL reader and the batch scorer.
 
 mod batch;
+mod bench_grpo;
+mod bench_model;
 mod check;
 mod envs;
 mod exit;
@@ -9,6 +11,7 @@ mod gen_ifeval;
 mod jsonl;
 mod score;
 mod summary;
+mod train;
 
 use std::process::ExitCode;
 
@@ -37,6 +40,12 @@ enum Command {
     Envs,
     /// Write a reproducible IF-RL prompt set (IFEval JSONL layout).
     GenIfeval(gen_ifeval::GenIfevalArgs),
+    /// Run a Cascade recipe stage by stage: checkpoints, evals, plots.
+    Train(train::TrainArgs),
+    /// The TRL-comparable GRPO toy benchmark: steps/s and the reward curve.
+    BenchGrpo(bench_grpo::BenchGrpoArgs),
+    /// Sampling/training tokens/s and MFU of a random model of a given shape.
+    BenchModel(bench_model::BenchModelArgs),
 }
 
 /// Parses the command line, runs the command and maps failures to exit codes:
@@ -54,6 +63,9 @@ pub fn run() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Envs => envs::run(),
         Command::GenIfeval(args) => gen_ifeval::run(args),
+        Command::Train(args) => train::run(args),
+        Command::BenchGrpo(args) => bench_grpo::run(args),
+        Command::BenchModel(args) => bench_model::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -6,3 +6,18 @@
 //! ## What this crate may not do
 //! - It computes no rewards itself: rewards come from `cascade-envs` through the
 //!   `Environment` trait.
+
+pub mod device;
+pub mod model;
+pub mod mopd;
+pub mod grpo;
+pub mod logprobs;
+pub mod metrics;
+pub mod optim;
+pub mod recipe;
+pub mod sampling;
+pub mod tokenizer;
+pub mod rng;
+pub mod runner;
+pub mod throughput;
+pub mod toy;

@@ -1,0 +1,69 @@
+//! `cascade bench-grpo`: issue 7's TRL-comparable GRPO toy task (tiny random Qwen2,
+//! single-digit addition, 8 prompts × 8 completions, ≤ 4 new tokens, temperature 1, no
+//! KL, token-level loss, strictly on-policy), printing steps/s, tokens/s and the
+//! reward curve. `scripts/compare/trl_grpo.sh` runs TRL on the same model and data.
+
+use std::path::PathBuf;
+
+use cascade_trainer::toy::bench::{self, BenchConfig};
+
+use super::Failure;
+
+#[derive(clap::Args)]
+pub struct BenchGrpoArgs {
+    /// GRPO steps after the warm-up.
+    #[arg(long, default_value_t = 800)]
+    steps: usize,
+    /// Supervised warm-up steps (batch 64) before GRPO.
+    #[arg(long, default_value_t = 100)]
+    warmup_steps: usize,
+    #[arg(long, default_value_t = 5e-4)]
+    lr: f64,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Print the mean reward of every this many steps.
+    #[arg(long, default_value_t = 50)]
+    every: usize,
+    /// Save the warmed-up model here (the TRL comparison starts from it).
+    #[arg(long)]
+    save_warm_model: Option<PathBuf>,
+    /// libtorch intra-op threads (default: libtorch's choice).
+    #[arg(long)]
+    threads: Option<i32>,
+}
+
+pub fn run(args: BenchGrpoArgs) -> Result<(), Failure> {
+    if let Some(t) = args.threads {
+        tch::set_num_threads(t);
+    }
+    let cfg = BenchConfig {
+        seed: args.seed,
+        warmup_steps: args.warmup_steps,
+        lr: args.lr,
+        steps: args.steps,
+        save_warm_model: args.save_warm_model,
+        ..BenchConfig::default()
+    };
+    let every = args.every.max(1);
+    println!("step  reward(mean of last {every})");
+    let mut window = Vec::new();
+    let report = bench::run(&cfg, |step, stats| {
+        window.push(stats.reward_mean);
+        if (step + 1) % every == 0 {
+            println!("{:4}  {:.3}", step + 1, window.iter().sum::<f64>() / window.len() as f64);
+            window.clear();
+        }
+    })
+    .map_err(|e| Failure::Other(e.into()))?;
+    println!(
+        "GRPO: {} steps in {:.2}s = {:.2} steps/s; sampling {:.0} tokens/s, training {:.0} tokens/s",
+        report.steps, report.grpo_seconds, report.steps_per_s, report.sampling_tokens_per_s, report.training_tokens_per_s
+    );
+    println!("greedy accuracy on all 100 problems: {:.2} after warm-up, {:.2} after GRPO", report.eval_before, report.eval_after);
+    println!(
+        "reward: first 50 steps {:.3}, last 50 steps {:.3}",
+        report.mean_reward(0, 50),
+        report.mean_reward(report.steps.saturating_sub(50), report.steps)
+    );
+    Ok(())
+}

@@ -1,0 +1,56 @@
+//! `cascade bench-model`: sampling and training tokens/s and model FLOPs utilisation
+//! of a randomly initialised model of a given shape (default Qwen2.5-0.5B), on CPU or
+//! CUDA (bf16 autocast). Used by `scripts/gpu/bench_qwen05b.sh`.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use cascade_trainer::device::DeviceChoice;
+use cascade_trainer::model::ModelConfig;
+use cascade_trainer::throughput::{measure, QWEN25_05B_CONFIG};
+
+use super::Failure;
+
+#[derive(clap::Args)]
+pub struct BenchModelArgs {
+    /// A config.json to take the shape from (default: Qwen2.5-0.5B's).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "auto")]
+    device: DeviceArg,
+    #[arg(long, default_value_t = 64)]
+    batch: usize,
+    #[arg(long, default_value_t = 128)]
+    prompt_len: usize,
+    #[arg(long, default_value_t = 128)]
+    new_tokens: usize,
+    #[arg(long, default_value_t = 3)]
+    repeats: usize,
+    /// Peak FLOP/s of the device for MFU (default: H100/H200 dense bf16, 989e12).
+    #[arg(long, default_value_t = 989e12)]
+    peak_flops: f64,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum DeviceArg {
+    Auto,
+    Cpu,
+    Cuda,
+}
+
+pub fn run(args: BenchModelArgs) -> Result<(), Failure> {
+    let config = match &args.config {
+        Some(p) => ModelConfig::from_file(p).map_err(Failure::usage)?,
+        None => ModelConfig::from_json(QWEN25_05B_CONFIG).map_err(|e| Failure::Other(e.into()))?,
+    };
+    let choice = match args.device {
+        DeviceArg::Auto => DeviceChoice::Auto,
+        DeviceArg::Cpu => DeviceChoice::Cpu,
+        DeviceArg::Cuda => DeviceChoice::Cuda,
+    };
+    let device = choice.resolve().context("--device cuda: libtorch sees no GPU").map_err(Failure::usage)?;
+    let report = measure(config, device, args.batch, args.prompt_len, args.new_tokens, args.repeats, args.peak_flops)
+        .map_err(|e| Failure::Other(e.into()))?;
+    println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+    Ok(())
+}

@@ -1,0 +1,10 @@
+//! GRPO as the Cascade recipe uses it (REFERENCE.md §1): group-relative advantages
+//! and a token-level clipped policy loss, each a small separately tested function.
+//! Rollout, reward collection and the optimizer step live in `crate::runner`.
+
+pub mod advantages;
+pub mod policy_loss;
+pub mod step;
+
+pub use advantages::{group_advantages, AdvantageOptions, Baseline, GroupAdvantages};
+pub use policy_loss::{policy_loss, PolicyLossOptions};

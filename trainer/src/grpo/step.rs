@@ -1,0 +1,240 @@
+//! One strictly on-policy GRPO step: sample a group per prompt, score the responses
+//! (in parallel, on a separate thread, while the reference model's log-probs and the
+//! first micro-batch's forward pass run), compute group advantages, and take one
+//! AdamW step with the token-level loss accumulated over micro-batches.
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::Deserialize;
+use tch::{Kind, Tensor};
+
+use super::{group_advantages, policy_loss, AdvantageOptions, PolicyLossOptions};
+use crate::device::with_autocast;
+use crate::logprobs::{token_logprobs, SequenceBatch};
+use crate::model::Transformer;
+use crate::optim::AdamW;
+use crate::sampling::{generate, Generation, SamplingParams};
+
+/// What happens to responses cut off at the new-token cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Unfinished {
+    /// Scored like any other response.
+    #[default]
+    Keep,
+    /// Reward 0 (Cascade's IF-RL "truncated → reward 0").
+    Zero,
+    /// Left out of the loss.
+    Filter,
+}
+
+#[derive(Debug, Clone)]
+pub struct GrpoConfig {
+    pub group_size: usize,
+    pub sampling: SamplingParams,
+    pub advantages: AdvantageOptions,
+    pub epsilon_low: f64,
+    pub epsilon_high: f64,
+    pub kl_coef: f64,
+    pub unfinished: Unfinished,
+    /// Rows per forward/backward pass; gradients accumulate across them.
+    pub micro_batch: usize,
+    /// Global gradient-norm clip; 0 disables.
+    pub max_grad_norm: f64,
+}
+
+/// Figures of one step, written to `metrics.jsonl`.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct StepStats {
+    pub reward_mean: f64,
+    pub reward_max: f64,
+    pub filtered_share: f64,
+    pub response_len_mean: f64,
+    pub entropy_mean: f64,
+    pub grad_norm: f64,
+    pub lr: f64,
+    pub sampling_tokens_per_s: f64,
+    pub training_tokens_per_s: f64,
+    pub reward_wait_s: f64,
+    pub step_s: f64,
+}
+
+/// Scores row `i` of the batch given its response ids; must be thread-safe.
+pub type ScoreFn<'a> = dyn Fn(usize, &[i64]) -> f64 + Sync + 'a;
+
+/// Runs one GRPO step on `prompts` (one entry per prompt; each is sampled
+/// `group_size` times). `reference` is needed only when `kl_coef > 0`.
+pub fn grpo_step(
+    policy: &Transformer,
+    reference: Option<&Transformer>,
+    optimizer: &mut AdamW,
+    lr: f64,
+    prompts: &[Vec<i64>],
+    score: &ScoreFn,
+    decode: &(dyn Fn(&[i64]) -> String + Sync),
+    cfg: &GrpoConfig,
+) -> StepStats {
+    let start = Instant::now();
+    let rows: Vec<Vec<i64>> = prompts
+        .iter()
+        .flat_map(|p| std::iter::repeat_n(p.clone(), cfg.group_size))
+        .collect();
+    let generation = generate(policy, &rows, &cfg.sampling, decode);
+    let sample_s = start.elapsed().as_secs_f64();
+
+    let train_start = Instant::now();
+    let (mut rewards, ref_logp, reward_wait_s) = std::thread::scope(|s| {
+        let scorer = s.spawn(|| {
+            generation
+                .completions
+                .par_iter()
+                .enumerate()
+                .map(|(i, ids)| score(i, ids))
+                .collect::<Vec<f64>>()
+        });
+        let ref_logp = match reference {
+            Some(reference) if cfg.kl_coef > 0.0 => Some(reference_logprobs(reference, &generation, cfg.micro_batch)),
+            _ => None,
+        };
+        let wait = Instant::now();
+        let rewards = scorer.join().unwrap_or_default();
+        (rewards, ref_logp, wait.elapsed().as_secs_f64())
+    });
+    rewards.resize(rows.len(), 0.0);
+    if cfg.unfinished == Unfinished::Zero {
+        for (r, done) in rewards.iter_mut().zip(&generation.finished) {
+            if !done {
+                *r = 0.0;
+            }
+        }
+    }
+    let adv = group_advantages(&rewards, cfg.group_size, &cfg.advantages);
+    let keep: Vec<bool> = (0..rows.len())
+        .map(|i| {
+            adv.kept(i, cfg.group_size)
+                && !(cfg.unfinished == Unfinished::Filter && !generation.finished[i])
+        })
+        .collect();
+    let device = policy.device();
+    let keep_t = Tensor::from_slice(&keep).to_device(device);
+    let mask = generation.completion_valid.logical_and(&keep_t.unsqueeze(-1));
+    let num_tokens: usize = generation
+        .completions
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(c, _)| c.len())
+        .sum();
+    let advantages = Tensor::from_slice(&adv.advantages)
+        .to_kind(Kind::Float)
+        .to_device(device);
+    let loss_opts = PolicyLossOptions {
+        epsilon_low: cfg.epsilon_low,
+        epsilon_high: cfg.epsilon_high,
+        kl_coef: cfg.kl_coef,
+        num_tokens: num_tokens as f64,
+    };
+    let batch = SequenceBatch {
+        prompt_ids: &generation.prompts.ids,
+        prompt_valid: &generation.prompts.valid,
+        completion_ids: &generation.completion_ids,
+        completion_valid: &mask,
+    };
+    optimizer.zero_grad();
+    let n = rows.len() as i64;
+    let micro = cfg.micro_batch.max(1) as i64;
+    let mut entropy_sum = 0.0;
+    let mut train_tokens = 0.0;
+    if num_tokens > 0 {
+        let mut start_row = 0;
+        while start_row < n {
+            let len = micro.min(n - start_row);
+            let part = batch.rows(start_row, len);
+            let view = part.view();
+            let loss = with_autocast(device, || {
+                let (logp, entropy) = token_logprobs(policy, &view);
+                entropy_sum += f64::try_from((entropy * part.completion_valid.to_kind(Kind::Float)).sum(Kind::Float)).unwrap_or(0.0);
+                let ref_part = ref_logp.as_ref().map(|r| r.narrow(0, start_row, len));
+                policy_loss(
+                    &logp,
+                    None,
+                    ref_part.as_ref(),
+                    &advantages.narrow(0, start_row, len),
+                    &part.completion_valid,
+                    &loss_opts,
+                )
+            });
+            loss.backward();
+            train_tokens += f64::try_from(
+                part.prompt_valid.sum(Kind::Float) + part.completion_valid.sum(Kind::Float),
+            )
+            .unwrap_or(0.0);
+            start_row += len;
+        }
+    }
+    let grad_norm = optimizer.clip_grad_norm(cfg.max_grad_norm);
+    if num_tokens > 0 {
+        optimizer.step(lr);
+    }
+    let train_s = train_start.elapsed().as_secs_f64() - reward_wait_s;
+    stats(&generation, &rewards, &adv, StepTimes { sample_s, train_s, reward_wait_s, total_s: start.elapsed().as_secs_f64() }, entropy_sum / num_tokens.max(1) as f64, grad_norm, lr, train_tokens)
+}
+
+struct StepTimes {
+    sample_s: f64,
+    train_s: f64,
+    reward_wait_s: f64,
+    total_s: f64,
+}
+
+fn stats(
+    generation: &Generation,
+    rewards: &[f64],
+    adv: &super::GroupAdvantages,
+    t: StepTimes,
+    entropy_mean: f64,
+    grad_norm: f64,
+    lr: f64,
+    train_tokens: f64,
+) -> StepStats {
+    let n = rewards.len().max(1) as f64;
+    let tokens = generation.num_tokens() as f64;
+    StepStats {
+        reward_mean: rewards.iter().sum::<f64>() / n,
+        reward_max: rewards.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        filtered_share: adv.filtered_share(),
+        response_len_mean: tokens / n,
+        entropy_mean,
+        grad_norm,
+        lr,
+        sampling_tokens_per_s: tokens / t.sample_s.max(1e-9),
+        training_tokens_per_s: train_tokens / t.train_s.max(1e-9),
+        reward_wait_s: t.reward_wait_s,
+        step_s: t.total_s,
+    }
+}
+
+/// Log-probabilities of the sampled tokens under a frozen model, `[B, C]`, computed
+/// micro-batch by micro-batch without gradients.
+pub fn reference_logprobs(model: &Transformer, generation: &Generation, micro_batch: usize) -> Tensor {
+    let batch = SequenceBatch {
+        prompt_ids: &generation.prompts.ids,
+        prompt_valid: &generation.prompts.valid,
+        completion_ids: &generation.completion_ids,
+        completion_valid: &generation.completion_valid,
+    };
+    let n = generation.completion_ids.size()[0];
+    let micro = micro_batch.max(1) as i64;
+    let mut parts = Vec::new();
+    tch::no_grad(|| {
+        let mut start = 0;
+        while start < n {
+            let len = micro.min(n - start);
+            let part = batch.rows(start, len);
+            parts.push(with_autocast(model.device(), || token_logprobs(model, &part.view()).0));
+            start += len;
+        }
+    });
+    Tensor::cat(&parts, 0)
+}

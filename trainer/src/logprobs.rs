@@ -1,0 +1,70 @@
+//! Log-probabilities of a batch's response tokens under a model, the quantity every
+//! loss here is built on: prompt and response are run together in one forward pass
+//! and only the response positions go through the (vocabulary-sized) head.
+
+use tch::{Kind, Tensor};
+
+use crate::model::Transformer;
+
+/// Rows of prompt + response, as the trainer feeds them to a model.
+pub struct SequenceBatch<'a> {
+    /// `[B, L]` left-padded prompt ids and their validity.
+    pub prompt_ids: &'a Tensor,
+    pub prompt_valid: &'a Tensor,
+    /// `[B, C]` response ids and validity (false after the response ended).
+    pub completion_ids: &'a Tensor,
+    pub completion_valid: &'a Tensor,
+}
+
+impl SequenceBatch<'_> {
+    /// Rows `start..start+len` of every tensor, as owned handles.
+    pub fn rows(&self, start: i64, len: i64) -> OwnedSequenceBatch {
+        OwnedSequenceBatch {
+            prompt_ids: self.prompt_ids.narrow(0, start, len),
+            prompt_valid: self.prompt_valid.narrow(0, start, len),
+            completion_ids: self.completion_ids.narrow(0, start, len),
+            completion_valid: self.completion_valid.narrow(0, start, len),
+        }
+    }
+}
+
+/// A row slice of a [`SequenceBatch`].
+pub struct OwnedSequenceBatch {
+    pub prompt_ids: Tensor,
+    pub prompt_valid: Tensor,
+    pub completion_ids: Tensor,
+    pub completion_valid: Tensor,
+}
+
+impl OwnedSequenceBatch {
+    pub fn view(&self) -> SequenceBatch<'_> {
+        SequenceBatch {
+            prompt_ids: &self.prompt_ids,
+            prompt_valid: &self.prompt_valid,
+            completion_ids: &self.completion_ids,
+            completion_valid: &self.completion_valid,
+        }
+    }
+}
+
+/// `(logp [B, C], entropy [B, C])`: the log-probability of each response token and
+/// the entropy of the distribution it was drawn from (detached; for metrics).
+/// Gradients flow through `logp` when the model's parameters require them.
+pub fn token_logprobs(model: &Transformer, batch: &SequenceBatch) -> (Tensor, Tensor) {
+    let l = batch.prompt_ids.size()[1];
+    let c = batch.completion_ids.size()[1];
+    let ids = Tensor::cat(&[batch.prompt_ids, batch.completion_ids], 1);
+    let valid = Tensor::cat(&[batch.prompt_valid, batch.completion_valid], 1);
+    let hidden = model.forward_hidden(&ids, &valid, None);
+    // Position t predicts token t+1: positions L-1 .. L+C-2 predict the response.
+    let logits = model.logits(&hidden.narrow(1, l - 1, c)).to_kind(Kind::Float);
+    let logp_all = logits.log_softmax(-1, Kind::Float);
+    let logp = logp_all
+        .gather(-1, &batch.completion_ids.unsqueeze(-1), false)
+        .squeeze_dim(-1);
+    let entropy = tch::no_grad(|| {
+        let p = logp_all.exp();
+        -(p * &logp_all).sum_dim_intlist(-1, false, Kind::Float)
+    });
+    (logp, entropy)
+}

@@ -1,0 +1,52 @@
+//! The key/value cache used during generation: per layer, the keys and values of
+//! every position seen so far, plus which of those positions are real (not padding).
+
+use tch::Tensor;
+
+/// One layer's cached keys and values, `[B, kv_heads, S, head_dim]`.
+#[derive(Default)]
+pub struct LayerCache {
+    keys: Option<Tensor>,
+    values: Option<Tensor>,
+}
+
+impl LayerCache {
+    /// Appends this step's keys/values and returns all of them.
+    pub fn append(&mut self, k: Tensor, v: Tensor) -> (Tensor, Tensor) {
+        let k = match &self.keys {
+            Some(old) => Tensor::cat(&[old, &k], 2),
+            None => k,
+        };
+        let v = match &self.values {
+            Some(old) => Tensor::cat(&[old, &v], 2),
+            None => v,
+        };
+        self.keys = Some(k.shallow_clone());
+        self.values = Some(v.shallow_clone());
+        (k, v)
+    }
+}
+
+/// The whole model's cache plus the key-validity mask `[B, S]` (false = padding).
+pub struct KvCache {
+    pub layers: Vec<LayerCache>,
+    pub key_valid: Option<Tensor>,
+}
+
+impl KvCache {
+    pub fn new(num_layers: usize) -> Self {
+        Self {
+            layers: (0..num_layers).map(|_| LayerCache::default()).collect(),
+            key_valid: None,
+        }
+    }
+
+    /// How many positions are cached.
+    pub fn len(&self) -> i64 {
+        self.key_valid.as_ref().map_or(0, |m| m.size()[1])
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}

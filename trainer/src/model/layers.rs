@@ -1,0 +1,159 @@
+//! The transformer's building blocks: RMSNorm, rotary embeddings, grouped-query
+//! attention through libtorch's scaled-dot-product attention, and the SwiGLU MLP.
+//! Each block holds shallow handles onto the model's parameter tensors, so the
+//! optimizer's in-place updates are seen without copying.
+
+use tch::{Kind, Tensor};
+
+use super::config::ModelConfig;
+use super::kv_cache::LayerCache;
+
+/// RMSNorm computed in float32, then cast back, as transformers does.
+pub struct RmsNorm {
+    pub weight: Tensor,
+    pub eps: f64,
+}
+
+impl RmsNorm {
+    pub fn forward(&self, x: &Tensor) -> Tensor {
+        let kind = x.kind();
+        let xf = x.to_kind(Kind::Float);
+        let var = xf.pow_tensor_scalar(2).mean_dim(-1, true, Kind::Float);
+        let normed = (xf * (var + self.eps).rsqrt()).to_kind(kind);
+        &self.weight * normed
+    }
+}
+
+/// The rotary-embedding inverse frequencies; cos/sin are built per call from the
+/// position ids, so left-padded rows get the positions their tokens really have.
+pub struct Rope {
+    inv_freq: Tensor,
+}
+
+impl Rope {
+    pub fn new(config: &ModelConfig, device: tch::Device) -> Self {
+        let d = config.head_dim;
+        let exponents = Tensor::arange_start_step(0, d, 2, (Kind::Float, device)) / d as f64;
+        let inv_freq = Tensor::from(config.rope_theta)
+            .to_device(device)
+            .pow(&exponents)
+            .reciprocal();
+        Self { inv_freq }
+    }
+
+    /// `(cos, sin)`, each `[B, 1, T, head_dim]`, for position ids `[B, T]`.
+    pub fn cos_sin(&self, positions: &Tensor, kind: Kind) -> (Tensor, Tensor) {
+        let freqs = positions.to_kind(Kind::Float).unsqueeze(-1) * self.inv_freq.view([1, 1, -1]);
+        let emb = Tensor::cat(&[&freqs, &freqs], -1).unsqueeze(1);
+        (emb.cos().to_kind(kind), emb.sin().to_kind(kind))
+    }
+}
+
+fn rotate_half(x: &Tensor) -> Tensor {
+    let half = x.size()[3] / 2;
+    let x1 = x.narrow(3, 0, half);
+    let x2 = x.narrow(3, half, half);
+    Tensor::cat(&[&x2.neg(), &x1], 3)
+}
+
+fn apply_rope(x: &Tensor, cos: &Tensor, sin: &Tensor) -> Tensor {
+    x * cos + rotate_half(x) * sin
+}
+
+pub struct Attention {
+    pub q: Tensor,
+    pub k: Tensor,
+    pub v: Tensor,
+    pub o: Tensor,
+    pub q_bias: Option<Tensor>,
+    pub k_bias: Option<Tensor>,
+    pub v_bias: Option<Tensor>,
+    pub q_norm: Option<RmsNorm>,
+    pub k_norm: Option<RmsNorm>,
+    pub num_heads: i64,
+    pub num_kv_heads: i64,
+    pub head_dim: i64,
+}
+
+impl Attention {
+    /// `x` is `[B, T, H]`; `mask` is a boolean `[B, 1, T, S]` (true = may attend) where
+    /// `S` counts cached keys plus these `T`.
+    pub fn forward(
+        &self,
+        x: &Tensor,
+        cos: &Tensor,
+        sin: &Tensor,
+        mask: &Tensor,
+        cache: Option<&mut LayerCache>,
+    ) -> Tensor {
+        let (b, t) = (x.size()[0], x.size()[1]);
+        let heads = |w: &Tensor, bias: &Option<Tensor>, n: i64, norm: &Option<RmsNorm>| {
+            let y = x.linear(w, bias.as_ref()).view([b, t, n, self.head_dim]);
+            let y = match norm {
+                Some(norm) => norm.forward(&y),
+                None => y,
+            };
+            y.transpose(1, 2)
+        };
+        let q = heads(&self.q, &self.q_bias, self.num_heads, &self.q_norm);
+        let k = heads(&self.k, &self.k_bias, self.num_kv_heads, &self.k_norm);
+        let v = heads(&self.v, &self.v_bias, self.num_kv_heads, &None);
+        let q = apply_rope(&q, cos, sin);
+        let k = apply_rope(&k, cos, sin);
+        let (k, v) = match cache {
+            Some(cache) => cache.append(k, v),
+            None => (k, v),
+        };
+        let out = Tensor::scaled_dot_product_attention(
+            &q,
+            &k,
+            &v,
+            Some(mask),
+            0.0,
+            false,
+            None,
+            self.num_kv_heads != self.num_heads,
+        );
+        out.transpose(1, 2)
+            .reshape([b, t, self.num_heads * self.head_dim])
+            .linear::<Tensor>(&self.o, None)
+    }
+}
+
+/// `down(silu(gate(x)) * up(x))`.
+pub struct Mlp {
+    pub gate: Tensor,
+    pub up: Tensor,
+    pub down: Tensor,
+}
+
+impl Mlp {
+    pub fn forward(&self, x: &Tensor) -> Tensor {
+        let g = x.linear::<Tensor>(&self.gate, None).silu();
+        let u = x.linear::<Tensor>(&self.up, None);
+        (g * u).linear::<Tensor>(&self.down, None)
+    }
+}
+
+pub struct DecoderLayer {
+    pub input_norm: RmsNorm,
+    pub attention: Attention,
+    pub post_norm: RmsNorm,
+    pub mlp: Mlp,
+}
+
+impl DecoderLayer {
+    pub fn forward(
+        &self,
+        x: &Tensor,
+        cos: &Tensor,
+        sin: &Tensor,
+        mask: &Tensor,
+        cache: Option<&mut LayerCache>,
+    ) -> Tensor {
+        let h = x + self
+            .attention
+            .forward(&self.input_norm.forward(x), cos, sin, mask, cache);
+        &h + self.mlp.forward(&self.post_norm.forward(&h))
+    }
+}

@@ -1,0 +1,332 @@
+//! The policy network: a decoder-only transformer that reads and writes Hugging Face
+//! checkpoints of the Qwen2, Qwen2.5, Qwen3 and Llama families as they are on disk.
+//!
+//! Parameters live in one name → tensor map with the checkpoint's own names; layers
+//! hold shallow handles onto those tensors, so loading, saving and the optimizer all
+//! work on the same storage and saving writes back the layout that was read.
+
+pub mod config;
+pub mod kv_cache;
+pub mod layers;
+pub mod weights;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use tch::{Device, Kind, Tensor};
+use thiserror::Error;
+
+pub use config::{Family, ModelConfig};
+pub use kv_cache::KvCache;
+use layers::{Attention, DecoderLayer, Mlp, RmsNorm, Rope};
+
+/// Files copied next to the weights when saving, so the checkpoint is complete.
+pub const TOKENIZER_FILES: &[&str] = &[
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "chat_template.jinja",
+    "generation_config.json",
+    "vocab.json",
+    "merges.txt",
+];
+
+#[derive(Debug, Error)]
+pub enum ModelError {
+    #[error("cannot read or write {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: {message}")]
+    Config { path: String, message: String },
+    #[error("unsupported architecture: model_type `{model_type}` ({architectures:?}); supported: qwen2, qwen3, llama, mistral")]
+    UnknownArchitecture {
+        model_type: String,
+        architectures: Vec<String>,
+    },
+    #[error("no weights found: {0} (expected model.safetensors or model.safetensors.index.json)")]
+    NoWeights(PathBuf),
+    #[error("checkpoint is missing tensor `{0}`")]
+    MissingTensor(String),
+    #[error("tensor `{name}` has shape {found:?}, expected {expected:?}")]
+    BadShape {
+        name: String,
+        expected: Vec<i64>,
+        found: Vec<i64>,
+    },
+    #[error("checkpoint has unexpected tensor `{0}` for this architecture")]
+    UnexpectedTensor(String),
+    #[error("torch error in {context}: {message}")]
+    Torch { context: String, message: String },
+}
+
+/// A loaded model: config, parameters and the layer structure over them.
+pub struct Transformer {
+    pub config: ModelConfig,
+    params: BTreeMap<String, Tensor>,
+    embed: Tensor,
+    layers: Vec<DecoderLayer>,
+    norm: RmsNorm,
+    lm_head: Tensor,
+    rope: Rope,
+    device: Device,
+    kind: Kind,
+    /// Where the model was loaded from, for copying tokenizer files on save.
+    source_dir: Option<PathBuf>,
+}
+
+impl Transformer {
+    /// Loads `config.json` and the safetensors weights in `dir` onto `device`, with
+    /// parameters in `kind` (float32 for training; the optimizer keeps them there).
+    pub fn load(dir: &Path, device: Device, kind: Kind) -> Result<Self, ModelError> {
+        let config = ModelConfig::from_file(&dir.join("config.json"))?;
+        let mut tensors = weights::read_dir(dir)?;
+        if config.tie_word_embeddings {
+            // Some tied checkpoints still store the (identical) head; it is not a parameter.
+            tensors.remove("lm_head.weight");
+        }
+        tensors.retain(|name, _| !name.ends_with("rotary_emb.inv_freq"));
+        let mut params = BTreeMap::new();
+        for (name, shape) in config.expected_tensors() {
+            let t = tensors
+                .remove(&name)
+                .ok_or_else(|| ModelError::MissingTensor(name.clone()))?;
+            if t.size() != shape {
+                return Err(ModelError::BadShape {
+                    name,
+                    expected: shape,
+                    found: t.size(),
+                });
+            }
+            params.insert(name, t.to_device(device).to_kind(kind).detach());
+        }
+        if let Some(name) = tensors.keys().next() {
+            return Err(ModelError::UnexpectedTensor(name.clone()));
+        }
+        let mut model = Self::from_params(config, params, device, kind)?;
+        model.source_dir = Some(dir.to_owned());
+        Ok(model)
+    }
+
+    /// A model with freshly initialised weights (normal, std 0.02; norms at 1), as
+    /// transformers initialises a config; `seed` makes it reproducible.
+    pub fn random(config: ModelConfig, device: Device, kind: Kind, seed: i64) -> Result<Self, ModelError> {
+        tch::manual_seed(seed);
+        let mut params = BTreeMap::new();
+        for (name, shape) in config.expected_tensors() {
+            let t = if name.ends_with("norm.weight") {
+                Tensor::ones(shape.as_slice(), (kind, device))
+            } else if name.ends_with(".bias") {
+                Tensor::zeros(shape.as_slice(), (kind, device))
+            } else {
+                Tensor::randn(shape.as_slice(), (kind, device)) * 0.02
+            };
+            params.insert(name, t);
+        }
+        Self::from_params(config, params, device, kind)
+    }
+
+    fn from_params(
+        config: ModelConfig,
+        params: BTreeMap<String, Tensor>,
+        device: Device,
+        kind: Kind,
+    ) -> Result<Self, ModelError> {
+        let get = |name: &str| {
+            params
+                .get(name)
+                .map(Tensor::shallow_clone)
+                .ok_or_else(|| ModelError::MissingTensor(name.to_owned()))
+        };
+        let eps = config.rms_norm_eps;
+        let mut layers = Vec::with_capacity(config.num_layers as usize);
+        for l in 0..config.num_layers {
+            let p = format!("model.layers.{l}");
+            let opt = |name: &str, present: bool| -> Result<Option<Tensor>, ModelError> {
+                if present {
+                    get(&format!("{p}.{name}")).map(Some)
+                } else {
+                    Ok(None)
+                }
+            };
+            let norm = |name: &str| -> Result<Option<RmsNorm>, ModelError> {
+                Ok(opt(name, config.qk_norm)?.map(|weight| RmsNorm { weight, eps }))
+            };
+            layers.push(DecoderLayer {
+                input_norm: RmsNorm {
+                    weight: get(&format!("{p}.input_layernorm.weight"))?,
+                    eps,
+                },
+                attention: Attention {
+                    q: get(&format!("{p}.self_attn.q_proj.weight"))?,
+                    k: get(&format!("{p}.self_attn.k_proj.weight"))?,
+                    v: get(&format!("{p}.self_attn.v_proj.weight"))?,
+                    o: get(&format!("{p}.self_attn.o_proj.weight"))?,
+                    q_bias: opt("self_attn.q_proj.bias", config.qkv_bias)?,
+                    k_bias: opt("self_attn.k_proj.bias", config.qkv_bias)?,
+                    v_bias: opt("self_attn.v_proj.bias", config.qkv_bias)?,
+                    q_norm: norm("self_attn.q_norm.weight")?,
+                    k_norm: norm("self_attn.k_norm.weight")?,
+                    num_heads: config.num_heads,
+                    num_kv_heads: config.num_kv_heads,
+                    head_dim: config.head_dim,
+                },
+                post_norm: RmsNorm {
+                    weight: get(&format!("{p}.post_attention_layernorm.weight"))?,
+                    eps,
+                },
+                mlp: Mlp {
+                    gate: get(&format!("{p}.mlp.gate_proj.weight"))?,
+                    up: get(&format!("{p}.mlp.up_proj.weight"))?,
+                    down: get(&format!("{p}.mlp.down_proj.weight"))?,
+                },
+            });
+        }
+        let embed = get("model.embed_tokens.weight")?;
+        let lm_head = if config.tie_word_embeddings {
+            embed.shallow_clone()
+        } else {
+            get("lm_head.weight")?
+        };
+        Ok(Self {
+            rope: Rope::new(&config, device),
+            norm: RmsNorm {
+                weight: get("model.norm.weight")?,
+                eps,
+            },
+            embed,
+            lm_head,
+            layers,
+            params,
+            config,
+            device,
+            kind,
+            source_dir: None,
+        })
+    }
+
+    pub fn device(&self) -> Device {
+        self.device
+    }
+
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// Parameters by checkpoint name (tied models have no `lm_head.weight`).
+    pub fn parameters(&self) -> &BTreeMap<String, Tensor> {
+        &self.params
+    }
+
+    /// Turns gradient tracking on or off for every parameter.
+    pub fn set_trainable(&mut self, trainable: bool) {
+        for t in self.params.values_mut() {
+            let _ = t.requires_grad_(trainable);
+        }
+    }
+
+    /// Copies every parameter value from `other` (same config) into this model.
+    pub fn copy_from(&mut self, other: &Transformer) {
+        tch::no_grad(|| {
+            for (name, t) in self.params.iter_mut() {
+                if let Some(src) = other.params.get(name) {
+                    t.copy_(src);
+                }
+            }
+        });
+    }
+
+    /// Final hidden states `[B, T, H]` for `ids` `[B, T]`. `valid` `[B, T]` is false at
+    /// padding. With a cache, the new keys are appended and attention spans the cache.
+    pub fn forward_hidden(&self, ids: &Tensor, valid: &Tensor, cache: Option<&mut KvCache>) -> Tensor {
+        let t = ids.size()[1];
+        let (full_valid, past) = match cache.as_ref().and_then(|c| c.key_valid.as_ref()) {
+            Some(prev) => (Tensor::cat(&[prev, valid], 1), prev.size()[1]),
+            None => (valid.shallow_clone(), 0),
+        };
+        let s = past + t;
+        // Positions count real tokens only, so left padding does not shift them.
+        let positions = (full_valid.to_kind(Kind::Int64).cumsum(1, Kind::Int64) - 1)
+            .clamp_min(0)
+            .narrow(1, past, t);
+        let key_idx = Tensor::arange(s, (Kind::Int64, self.device)).view([1, s]);
+        let query_idx = (Tensor::arange(t, (Kind::Int64, self.device)) + past).view([t, 1]);
+        let causal = key_idx.le_tensor(&query_idx);
+        // A padded query sees only itself, so its softmax never divides by zero.
+        let diagonal = key_idx.eq_tensor(&query_idx);
+        let mask = causal.unsqueeze(0).logical_and(&full_valid.view([-1, 1, s]))
+            .logical_or(&diagonal.unsqueeze(0))
+            .unsqueeze(1);
+        let (cos, sin) = self.rope.cos_sin(&positions, self.kind);
+        let mut h = Tensor::embedding(&self.embed, ids, -1, false, false);
+        match cache {
+            Some(cache) => {
+                for (layer, lc) in self.layers.iter().zip(cache.layers.iter_mut()) {
+                    h = layer.forward(&h, &cos, &sin, &mask, Some(lc));
+                }
+                cache.key_valid = Some(full_valid);
+            }
+            None => {
+                for layer in &self.layers {
+                    h = layer.forward(&h, &cos, &sin, &mask, None);
+                }
+            }
+        }
+        self.norm.forward(&h)
+    }
+
+    /// Logits over the vocabulary for hidden states `[.., H]`.
+    pub fn logits(&self, hidden: &Tensor) -> Tensor {
+        hidden.linear::<Tensor>(&self.lm_head, None)
+    }
+
+    /// Logits `[B, T, V]` for every position.
+    pub fn forward(&self, ids: &Tensor, valid: &Tensor, cache: Option<&mut KvCache>) -> Tensor {
+        self.logits(&self.forward_hidden(ids, valid, cache))
+    }
+
+    pub fn new_cache(&self) -> KvCache {
+        KvCache::new(self.layers.len())
+    }
+
+    /// Saves config, weights (in the dtype the checkpoint was loaded with, sharded
+    /// above `max_shard_bytes`) and the tokenizer files of the source checkpoint.
+    pub fn save(&self, dir: &Path, max_shard_bytes: usize) -> Result<(), ModelError> {
+        std::fs::create_dir_all(dir).map_err(|source| ModelError::Io {
+            path: dir.to_owned(),
+            source,
+        })?;
+        let config_path = dir.join("config.json");
+        let text = serde_json::to_string_pretty(&self.config.raw).unwrap_or_default();
+        std::fs::write(&config_path, text + "\n").map_err(|source| ModelError::Io {
+            path: config_path,
+            source,
+        })?;
+        let kind = weights::kind_from_name(&self.config.saved_dtype);
+        weights::write_dir(dir, &self.params, kind, max_shard_bytes)?;
+        if let Some(src) = &self.source_dir {
+            copy_tokenizer_files(src, dir)?;
+        }
+        Ok(())
+    }
+
+    /// Remembers a folder whose tokenizer files `save` copies.
+    pub fn set_source_dir(&mut self, dir: &Path) {
+        self.source_dir = Some(dir.to_owned());
+    }
+}
+
+/// Copies the tokenizer files that exist in `src` into `dst`.
+pub fn copy_tokenizer_files(src: &Path, dst: &Path) -> Result<(), ModelError> {
+    for name in TOKENIZER_FILES {
+        let from = src.join(name);
+        if from.exists() {
+            std::fs::copy(&from, dst.join(name)).map_err(|source| ModelError::Io {
+                path: from.clone(),
+                source,
+            })?;
+        }
+    }
+    Ok(())
+}

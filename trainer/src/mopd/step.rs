@@ -1,0 +1,208 @@
+//! One MOPD step: the student samples `group_size` responses per prompt; each
+//! domain's teacher scores its rows' sampled tokens (one teacher at a time, see the
+//! module docs for the memory model); the student takes one AdamW step on the MOPD
+//! loss, accumulated over micro-batches.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use tch::{Device, Kind, Tensor};
+
+use super::loss::{mopd_advantage, mopd_loss, truncated_weights, WeightGate};
+use crate::device::with_autocast;
+use crate::logprobs::{token_logprobs, SequenceBatch};
+use crate::model::{ModelError, Transformer};
+use crate::optim::AdamW;
+use crate::sampling::{generate, Generation, SamplingParams};
+
+#[derive(Debug, Clone)]
+pub struct MopdConfig {
+    pub group_size: usize,
+    pub sampling: SamplingParams,
+    pub micro_batch: usize,
+    pub max_grad_norm: f64,
+    pub gate: WeightGate,
+}
+
+/// The teachers of a stage: a checkpoint folder per domain, loaded on demand.
+pub struct TeacherPool {
+    by_domain: BTreeMap<String, PathBuf>,
+    loaded: BTreeMap<PathBuf, Transformer>,
+    keep_loaded: bool,
+    device: Device,
+}
+
+impl TeacherPool {
+    pub fn new(by_domain: BTreeMap<String, PathBuf>, keep_loaded: bool, device: Device) -> Self {
+        Self { by_domain, loaded: BTreeMap::new(), keep_loaded, device }
+    }
+
+    /// Adds an already loaded model for `path` (it stays resident).
+    pub fn insert_loaded(&mut self, path: &Path, model: Transformer) {
+        self.loaded.insert(path.to_owned(), model);
+    }
+
+    /// Log-probabilities `[n, C]` of the sampled tokens of `rows` under `domain`'s teacher.
+    fn logprobs(&mut self, domain: &str, batch: &SequenceBatch, rows: &Tensor, micro: i64) -> Result<Tensor, ModelError> {
+        let path = self
+            .by_domain
+            .get(domain)
+            .cloned()
+            .ok_or_else(|| ModelError::Config { path: domain.to_owned(), message: "no teacher for this domain".into() })?;
+        let fresh;
+        let teacher = match self.loaded.get(&path) {
+            Some(t) => t,
+            None => {
+                let t = Transformer::load(&path, self.device, Kind::Float)?;
+                if self.keep_loaded {
+                    self.loaded.entry(path.clone()).or_insert(t)
+                } else {
+                    fresh = t;
+                    &fresh
+                }
+            }
+        };
+        let sub = SequenceBatch {
+            prompt_ids: &batch.prompt_ids.index_select(0, rows),
+            prompt_valid: &batch.prompt_valid.index_select(0, rows),
+            completion_ids: &batch.completion_ids.index_select(0, rows),
+            completion_valid: &batch.completion_valid.index_select(0, rows),
+        };
+        let n = rows.size()[0];
+        let mut parts = Vec::new();
+        tch::no_grad(|| {
+            let mut start = 0;
+            while start < n {
+                let len = micro.min(n - start);
+                let part = sub.rows(start, len);
+                parts.push(with_autocast(teacher.device(), || token_logprobs(teacher, &part.view()).0));
+                start += len;
+            }
+        });
+        Ok(Tensor::cat(&parts, 0))
+    }
+}
+
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct MopdStats {
+    pub advantage_mean: f64,
+    pub advantage_mean_by_domain: BTreeMap<String, f64>,
+    /// Share of response tokens whose importance weight was gated to 0.
+    pub truncated_share: f64,
+    pub response_len_mean: f64,
+    pub entropy_mean: f64,
+    pub grad_norm: f64,
+    pub lr: f64,
+    pub sampling_tokens_per_s: f64,
+    pub training_tokens_per_s: f64,
+    pub teacher_s: f64,
+    pub step_s: f64,
+}
+
+/// One MOPD step on `prompts`, each with its domain.
+pub fn mopd_step(
+    student: &Transformer,
+    teachers: &mut TeacherPool,
+    optimizer: &mut AdamW,
+    lr: f64,
+    prompts: &[(String, Vec<i64>)],
+    decode: &(dyn Fn(&[i64]) -> String + Sync),
+    cfg: &MopdConfig,
+) -> Result<MopdStats, ModelError> {
+    let start = Instant::now();
+    let mut domains = Vec::new();
+    let mut rows = Vec::new();
+    for (domain, p) in prompts {
+        for _ in 0..cfg.group_size {
+            domains.push(domain.clone());
+            rows.push(p.clone());
+        }
+    }
+    let generation: Generation = generate(student, &rows, &cfg.sampling, decode);
+    let sample_s = start.elapsed().as_secs_f64();
+    let device = student.device();
+    let batch = SequenceBatch {
+        prompt_ids: &generation.prompts.ids,
+        prompt_valid: &generation.prompts.valid,
+        completion_ids: &generation.completion_ids,
+        completion_valid: &generation.completion_valid,
+    };
+    let micro = cfg.micro_batch.max(1) as i64;
+    // Teachers, one after another, each on its own domain's rows.
+    let teacher_start = Instant::now();
+    let teacher_logp = generation.sampling_logprobs.zeros_like();
+    let mut domain_rows: BTreeMap<String, Vec<i64>> = BTreeMap::new();
+    for (i, d) in domains.iter().enumerate() {
+        domain_rows.entry(d.clone()).or_default().push(i as i64);
+    }
+    for (domain, idx) in &domain_rows {
+        let idx_t = Tensor::from_slice(idx).to_device(device);
+        let lp = teachers.logprobs(domain, &batch, &idx_t, micro)?;
+        tch::no_grad(|| {
+            let mut t = teacher_logp.shallow_clone();
+            let _ = t.index_copy_(0, &idx_t, &lp);
+        });
+    }
+    let teacher_s = teacher_start.elapsed().as_secs_f64();
+
+    let num_tokens = generation.num_tokens();
+    let n = rows.len() as i64;
+    optimizer.zero_grad();
+    let mut adv_sum = vec![0.0f64; rows.len()];
+    let mut gated = 0.0;
+    let mut entropy_sum = 0.0;
+    let mut train_tokens = 0.0;
+    let train_start = Instant::now();
+    let mut start_row = 0;
+    while start_row < n && num_tokens > 0 {
+        let len = micro.min(n - start_row);
+        let part = batch.rows(start_row, len);
+        let view = part.view();
+        let sampling = generation.sampling_logprobs.narrow(0, start_row, len);
+        let teacher = teacher_logp.narrow(0, start_row, len);
+        let mask = part.completion_valid.to_kind(Kind::Float);
+        let loss = with_autocast(device, || {
+            let (logp, entropy) = token_logprobs(student, &view);
+            entropy_sum += f64::try_from((entropy * &mask).sum(Kind::Float)).unwrap_or(0.0);
+            tch::no_grad(|| {
+                let a = (mopd_advantage(&teacher, &logp) * &mask).sum_dim_intlist(-1, false, Kind::Float);
+                let a: Vec<f64> = Vec::try_from(a.to_kind(Kind::Double)).unwrap_or_default();
+                for (k, v) in a.into_iter().enumerate() {
+                    adv_sum[start_row as usize + k] = v;
+                }
+                let w = truncated_weights(&logp, &sampling, cfg.gate);
+                gated += f64::try_from((w.eq(0.0).to_kind(Kind::Float) * &mask).sum(Kind::Float)).unwrap_or(0.0);
+            });
+            mopd_loss(&logp, &sampling, &teacher, &part.completion_valid, cfg.gate, num_tokens as f64)
+        });
+        loss.backward();
+        train_tokens += f64::try_from(part.prompt_valid.sum(Kind::Float) + part.completion_valid.sum(Kind::Float)).unwrap_or(0.0);
+        start_row += len;
+    }
+    let grad_norm = optimizer.clip_grad_norm(cfg.max_grad_norm);
+    if num_tokens > 0 {
+        optimizer.step(lr);
+    }
+    let train_s = train_start.elapsed().as_secs_f64();
+    let tokens = num_tokens.max(1) as f64;
+    let mut by_domain = BTreeMap::new();
+    for (domain, idx) in &domain_rows {
+        let toks: usize = idx.iter().map(|&i| generation.completions[i as usize].len()).sum();
+        let sum: f64 = idx.iter().map(|&i| adv_sum[i as usize]).sum();
+        by_domain.insert(domain.clone(), sum / toks.max(1) as f64);
+    }
+    Ok(MopdStats {
+        advantage_mean: adv_sum.iter().sum::<f64>() / tokens,
+        advantage_mean_by_domain: by_domain,
+        truncated_share: gated / tokens,
+        response_len_mean: num_tokens as f64 / rows.len().max(1) as f64,
+        entropy_mean: entropy_sum / tokens,
+        grad_norm,
+        lr,
+        sampling_tokens_per_s: num_tokens as f64 / sample_s.max(1e-9),
+        training_tokens_per_s: train_tokens / train_s.max(1e-9),
+        teacher_s,
+        step_s: start.elapsed().as_secs_f64(),
+    })
+}

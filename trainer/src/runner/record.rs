@@ -1,0 +1,93 @@
+//! The run record: per stage (the base model first) its algorithm, its eval score in
+//! every domain and, for MOPD, the teacher of each domain. Written as `evals.json`
+//! (SPEC layout) and `evals.csv`, and printed as the stage × domain table that shows
+//! forgetting or transfer at a glance. Files are replaced atomically.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::RunError;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StageRecord {
+    pub stage: String,
+    pub algorithm: String,
+    pub scores: BTreeMap<String, f64>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub teachers: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub stages: Vec<StageRecord>,
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, bytes).map_err(|e| RunError::io(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| RunError::io(path, e))
+}
+
+impl RunRecord {
+    pub fn load(path: &Path) -> Result<Self, RunError> {
+        if !path.exists() {
+            return Ok(Self::default());
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| RunError::io(path, e))?;
+        serde_json::from_str(&text).map_err(|e| RunError::Dataset { path: path.to_owned(), line: 0, message: e.to_string() })
+    }
+
+    /// Every domain seen, sorted.
+    pub fn domains(&self) -> Vec<String> {
+        let mut d: Vec<String> = self.stages.iter().flat_map(|s| s.scores.keys().cloned()).collect();
+        d.sort();
+        d.dedup();
+        d
+    }
+
+    /// `evals.json` and `evals.csv` in `dir`.
+    pub fn save(&self, dir: &Path) -> Result<(), RunError> {
+        let json = serde_json::to_string_pretty(self).unwrap_or_default() + "\n";
+        write_atomic(&dir.join("evals.json"), json.as_bytes())?;
+        let domains = self.domains();
+        let mut csv = format!("stage,algorithm,{}\n", domains.join(","));
+        for s in &self.stages {
+            let cells: Vec<String> = domains.iter().map(|d| s.scores.get(d).map(|v| format!("{v:.4}")).unwrap_or_default()).collect();
+            csv += &format!("{},{},{}\n", s.stage, s.algorithm, cells.join(","));
+        }
+        write_atomic(&dir.join("evals.csv"), csv.as_bytes())
+    }
+
+    /// The stage × domain table, with each score's change from the row above.
+    pub fn table(&self) -> String {
+        let domains = self.domains();
+        let width = self.stages.iter().map(|s| s.stage.len()).max().unwrap_or(5).max(5);
+        let mut out = format!("{:width$}  {:9}", "stage", "algorithm");
+        for d in &domains {
+            out += &format!("  {:>16}", d);
+        }
+        out.push('\n');
+        let mut prev: Option<&StageRecord> = None;
+        for s in &self.stages {
+            out += &format!("{:width$}  {:9}", s.stage, s.algorithm);
+            for d in &domains {
+                let cell = match (s.scores.get(d), prev.and_then(|p| p.scores.get(d))) {
+                    (Some(v), Some(p)) => format!("{v:.3} ({:+.3})", v - p),
+                    (Some(v), None) => format!("{v:.3}"),
+                    _ => "-".into(),
+                };
+                out += &format!("  {cell:>16}");
+            }
+            if !s.teachers.is_empty() {
+                let t: Vec<String> = s.teachers.iter().map(|(d, st)| format!("{d}←{st}")).collect();
+                out += &format!("  teachers: {}", t.join(", "));
+            }
+            out.push('\n');
+            prev = Some(s);
+        }
+        out
+    }
+}

@@ -1,0 +1,218 @@
+//! Batched generation with a KV cache: temperature, top-p, a new-token cap, stop
+//! tokens and stop strings, ragged prompts left-padded with an attention mask, and
+//! the log-probability of every sampled token under the distribution it was drawn
+//! from (temperature- and top-p-adjusted), which importance weights need.
+//!
+//! Sampling runs under `no_grad` and keeps every tensor on the model's device; the
+//! host only reads one "all finished?" flag per step (and decodes text when stop
+//! strings are set). Seeded: the same seed gives the same samples on the same device.
+
+use tch::{Device, Kind, Tensor};
+
+use crate::device::with_autocast;
+use crate::model::Transformer;
+
+/// How to sample.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SamplingParams {
+    /// 0 means greedy (argmax).
+    pub temperature: f64,
+    /// Nucleus sampling: keep the smallest set of tokens whose probability reaches this.
+    pub top_p: f64,
+    pub max_new_tokens: usize,
+    /// Token ids that end a response (kept as its last token).
+    pub stop_ids: Vec<i64>,
+    /// Texts that end a response once the decoded completion contains them.
+    pub stop_strings: Vec<String>,
+    /// Used to pad finished rows and ragged prompts.
+    pub pad_id: i64,
+    pub seed: i64,
+}
+
+impl Default for SamplingParams {
+    fn default() -> Self {
+        Self {
+            temperature: 1.0,
+            top_p: 1.0,
+            max_new_tokens: 16,
+            stop_ids: Vec::new(),
+            stop_strings: Vec::new(),
+            pad_id: 0,
+            seed: 0,
+        }
+    }
+}
+
+/// Left-padded prompts as the model sees them.
+pub struct PromptBatch {
+    /// `[B, L]`, padding on the left.
+    pub ids: Tensor,
+    /// `[B, L]`, false at padding.
+    pub valid: Tensor,
+}
+
+impl PromptBatch {
+    pub fn new(prompts: &[Vec<i64>], pad_id: i64, device: Device) -> Self {
+        let len = prompts.iter().map(Vec::len).max().unwrap_or(0);
+        let mut ids = Vec::with_capacity(prompts.len() * len);
+        let mut valid = Vec::with_capacity(prompts.len() * len);
+        for p in prompts {
+            let pad = len - p.len();
+            ids.extend(std::iter::repeat_n(pad_id, pad).chain(p.iter().copied()));
+            valid.extend(std::iter::repeat_n(false, pad).chain(std::iter::repeat_n(true, p.len())));
+        }
+        let shape = [prompts.len() as i64, len as i64];
+        Self {
+            ids: Tensor::from_slice(&ids).view(shape).to_device(device),
+            valid: Tensor::from_slice(&valid).view(shape).to_device(device),
+        }
+    }
+}
+
+/// What one `generate` call produced, on the model's device plus host copies.
+pub struct Generation {
+    pub prompts: PromptBatch,
+    /// `[B, C]` sampled ids, `pad_id` after a row finished.
+    pub completion_ids: Tensor,
+    /// `[B, C]` true for the tokens that belong to the response (stop token included).
+    pub completion_valid: Tensor,
+    /// `[B, C]` log-probabilities of the sampled tokens under the sampling distribution.
+    pub sampling_logprobs: Tensor,
+    /// Per row: the response's token ids.
+    pub completions: Vec<Vec<i64>>,
+    /// Per row: whether it ended on a stop token/string (false = cut at the cap).
+    pub finished: Vec<bool>,
+}
+
+impl Generation {
+    /// Total response tokens across the batch.
+    pub fn num_tokens(&self) -> usize {
+        self.completions.iter().map(Vec::len).sum()
+    }
+}
+
+/// Keeps the smallest prefix of the sorted distribution whose mass reaches `top_p`;
+/// returns log-probabilities renormalised over the kept tokens.
+fn top_p_filter(logp: &Tensor, top_p: f64) -> Tensor {
+    let (sorted, order) = logp.sort(-1, true);
+    let cumulative = sorted.exp().cumsum(-1, Kind::Float);
+    // A token is dropped when the mass before it already reaches top_p.
+    let drop_sorted = (cumulative - sorted.exp()).ge(top_p);
+    let drop = drop_sorted.scatter(-1, &order, &drop_sorted);
+    logp.masked_fill(&drop, f64::NEG_INFINITY).log_softmax(-1, Kind::Float)
+}
+
+/// Samples one token per row from `logits` `[B, V]`; returns `(ids [B], logprobs [B])`.
+fn sample_next(logits: &Tensor, params: &SamplingParams) -> (Tensor, Tensor) {
+    let logits = logits.to_kind(Kind::Float);
+    if params.temperature <= 0.0 {
+        let logp = logits.log_softmax(-1, Kind::Float);
+        let ids = logits.argmax(-1, false);
+        let lp = logp.gather(-1, &ids.unsqueeze(-1), false).squeeze_dim(-1);
+        return (ids, lp);
+    }
+    let mut logp = (logits / params.temperature).log_softmax(-1, Kind::Float);
+    if params.top_p < 1.0 {
+        logp = top_p_filter(&logp, params.top_p);
+    }
+    let ids = logp.exp().multinomial(1, true);
+    let lp = logp.gather(-1, &ids, false).squeeze_dim(-1);
+    (ids.squeeze_dim(-1), lp)
+}
+
+/// Generates a response for every prompt (token ids, without padding).
+/// `decode` turns ids into text; it is only called when stop strings are set.
+pub fn generate(
+    model: &Transformer,
+    prompts: &[Vec<i64>],
+    params: &SamplingParams,
+    decode: &dyn Fn(&[i64]) -> String,
+) -> Generation {
+    let device = model.device();
+    let batch = PromptBatch::new(prompts, params.pad_id, device);
+    let b = prompts.len() as i64;
+    tch::manual_seed(params.seed);
+    let stop_ids = Tensor::from_slice(&params.stop_ids).to_device(device);
+    let (tokens, logprobs, valids) = tch::no_grad(|| {
+        with_autocast(device, || {
+            let mut cache = model.new_cache();
+            let hidden = model.forward_hidden(&batch.ids, &batch.valid, Some(&mut cache));
+            let mut logits = model.logits(&hidden.select(1, -1));
+            let mut done = Tensor::zeros([b], (Kind::Bool, device));
+            let mut tokens = Vec::with_capacity(params.max_new_tokens);
+            let mut logprobs = Vec::with_capacity(params.max_new_tokens);
+            let mut valids = Vec::with_capacity(params.max_new_tokens);
+            let mut host_tokens: Vec<Vec<i64>> = vec![Vec::new(); b as usize];
+            let mut string_stopped = vec![false; b as usize];
+            for step in 0..params.max_new_tokens {
+                let (ids, lp) = sample_next(&logits, params);
+                let alive = done.logical_not();
+                let ids = ids.where_self(&alive, &Tensor::from(params.pad_id).to_device(device));
+                let mut now_done = done.logical_or(&Tensor::isin(&ids, &stop_ids, false, false));
+                if !params.stop_strings.is_empty() {
+                    let host: Vec<i64> = Vec::try_from(&ids).unwrap_or_default();
+                    let alive_host: Vec<bool> = Vec::try_from(&alive).unwrap_or_default();
+                    for (row, (&id, &a)) in host.iter().zip(&alive_host).enumerate() {
+                        if a && !string_stopped[row] {
+                            host_tokens[row].push(id);
+                            let text = decode(&host_tokens[row]);
+                            if params.stop_strings.iter().any(|s| text.contains(s.as_str())) {
+                                string_stopped[row] = true;
+                            }
+                        }
+                    }
+                    let flags = Tensor::from_slice(&string_stopped).to_device(device);
+                    now_done = now_done.logical_or(&flags);
+                }
+                tokens.push(ids.shallow_clone());
+                logprobs.push(lp);
+                valids.push(alive);
+                done = now_done;
+                let all_done = bool::try_from(done.all()).unwrap_or(false);
+                if all_done || step + 1 == params.max_new_tokens {
+                    break;
+                }
+                let hidden = model.forward_hidden(
+                    &ids.view([b, 1]),
+                    &valids[valids.len() - 1].view([b, 1]),
+                    Some(&mut cache),
+                );
+                logits = model.logits(&hidden.select(1, -1));
+            }
+            (tokens, logprobs, valids)
+        })
+    });
+    let completion_ids = Tensor::stack(&tokens, 1);
+    let completion_valid = Tensor::stack(&valids, 1);
+    let sampling_logprobs = Tensor::stack(&logprobs, 1).to_kind(Kind::Float);
+    let steps = tokens.len();
+    let ids_host: Vec<i64> = Vec::try_from(completion_ids.flatten(0, -1)).unwrap_or_default();
+    let valid_host: Vec<bool> = Vec::try_from(completion_valid.flatten(0, -1)).unwrap_or_default();
+    let mut completions = Vec::with_capacity(prompts.len());
+    let mut finished = Vec::with_capacity(prompts.len());
+    for row in 0..prompts.len() {
+        let span = row * steps..(row + 1) * steps;
+        let ids: Vec<i64> = ids_host[span.clone()]
+            .iter()
+            .zip(&valid_host[span])
+            .filter(|(_, &v)| v)
+            .map(|(&id, _)| id)
+            .collect();
+        let ended_on_stop = ids.last().is_some_and(|id| params.stop_ids.contains(id))
+            || (!params.stop_strings.is_empty()
+                && params
+                    .stop_strings
+                    .iter()
+                    .any(|s| decode(&ids).contains(s.as_str())));
+        finished.push(ended_on_stop);
+        completions.push(ids);
+    }
+    Generation {
+        prompts: batch,
+        completion_ids,
+        completion_valid,
+        sampling_logprobs,
+        completions,
+        finished,
+    }
+}

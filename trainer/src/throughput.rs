@@ -1,0 +1,127 @@
+//! Sampling and training throughput of a model shape on a device, with model FLOPs
+//! utilisation: the figures `cascade bench-model` prints (e.g. a random model shaped
+//! like Qwen2.5-0.5B on a GPU, in bf16 autocast).
+//!
+//! FLOPs are counted the usual way: 2·N per generated token, 6·N per trained token
+//! (N = parameters outside the embedding table, plus the LM head), plus attention's
+//! 2·layers·T·d (×3 for training) per token.
+
+use std::time::Instant;
+
+use serde::Serialize;
+use tch::{Device, Kind};
+
+use crate::device::with_autocast;
+use crate::logprobs::{token_logprobs, SequenceBatch};
+use crate::model::{ModelConfig, ModelError, Transformer};
+use crate::optim::{AdamW, AdamWConfig};
+use crate::sampling::{generate, SamplingParams};
+
+/// The shape of Qwen2.5-0.5B (its published config.json), with random weights.
+pub const QWEN25_05B_CONFIG: &str = r#"{"architectures":["Qwen2ForCausalLM"],"model_type":"qwen2",
+ "vocab_size":151936,"hidden_size":896,"intermediate_size":4864,"num_hidden_layers":24,
+ "num_attention_heads":14,"num_key_value_heads":2,"rms_norm_eps":1e-6,"rope_theta":1000000.0,
+ "tie_word_embeddings":true,"torch_dtype":"bfloat16","eos_token_id":151643,
+ "max_position_embeddings":32768}"#;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ThroughputReport {
+    pub device: String,
+    pub params: i64,
+    pub batch: usize,
+    pub prompt_len: usize,
+    pub new_tokens: usize,
+    pub sampling_tokens_per_s: f64,
+    pub training_tokens_per_s: f64,
+    pub sampling_mfu: f64,
+    pub training_mfu: f64,
+}
+
+/// Matmul FLOPs per token for a forward pass at context length `t`.
+fn forward_flops_per_token(c: &ModelConfig, t: f64) -> f64 {
+    let (h, i) = (c.hidden_size as f64, c.intermediate_size as f64);
+    let (q, kv) = ((c.num_heads * c.head_dim) as f64, (c.num_kv_heads * c.head_dim) as f64);
+    let per_layer = h * q + 2.0 * h * kv + q * h + 3.0 * h * i;
+    let head = h * c.vocab_size as f64;
+    2.0 * (c.num_layers as f64 * per_layer + head) + 2.0 * c.num_layers as f64 * t * q
+}
+
+/// Measures `repeats` generation and training passes after one warm-up pass.
+pub fn measure(
+    config: ModelConfig,
+    device: Device,
+    batch: usize,
+    prompt_len: usize,
+    new_tokens: usize,
+    repeats: usize,
+    peak_flops: f64,
+) -> Result<ThroughputReport, ModelError> {
+    let vocab = config.vocab_size;
+    let mut model = Transformer::random(config.clone(), device, Kind::Float, 0)?;
+    let params: i64 = model.parameters().values().map(|t| t.numel() as i64).sum();
+    let prompts: Vec<Vec<i64>> = (0..batch)
+        .map(|b| (0..prompt_len).map(|t| ((b * 7919 + t * 104729) as i64) % vocab).collect())
+        .collect();
+    let params_s = SamplingParams { max_new_tokens: new_tokens, ..Default::default() };
+    let sync = || {
+        if device.is_cuda() {
+            tch::Cuda::synchronize(0);
+        }
+    };
+    let _ = generate(&model, &prompts, &params_s, &|_| String::new());
+    sync();
+    let start = Instant::now();
+    let mut generated = 0usize;
+    let mut last = None;
+    for _ in 0..repeats {
+        let g = generate(&model, &prompts, &params_s, &|_| String::new());
+        generated += g.num_tokens();
+        last = Some(g);
+    }
+    sync();
+    let sample_s = start.elapsed().as_secs_f64();
+    let Some(g) = last else {
+        return Err(ModelError::Torch { context: "throughput".into(), message: "repeats must be at least 1".into() });
+    };
+    model.set_trainable(true);
+    let mut opt = AdamW::new(model.parameters(), AdamWConfig::default());
+    let batch_view = SequenceBatch {
+        prompt_ids: &g.prompts.ids,
+        prompt_valid: &g.prompts.valid,
+        completion_ids: &g.completion_ids,
+        completion_valid: &g.completion_valid,
+    };
+    let train_once = |opt: &mut AdamW| {
+        opt.zero_grad();
+        let loss = with_autocast(device, || {
+            let (logp, _) = token_logprobs(&model, &batch_view);
+            logp.mean(Kind::Float)
+        });
+        loss.backward();
+        opt.clip_grad_norm(1.0);
+        opt.step(1e-6);
+    };
+    train_once(&mut opt);
+    sync();
+    let start = Instant::now();
+    for _ in 0..repeats {
+        train_once(&mut opt);
+    }
+    sync();
+    let train_s = start.elapsed().as_secs_f64();
+    let seq = (prompt_len + new_tokens) as f64;
+    let trained_tokens = (batch as f64) * seq * repeats as f64;
+    let sample_flops = generated as f64 * forward_flops_per_token(&config, prompt_len as f64 + new_tokens as f64 / 2.0);
+    let train_flops = 3.0 * trained_tokens * forward_flops_per_token(&config, seq / 2.0);
+    Ok(ThroughputReport {
+        device: format!("{device:?}"),
+        params,
+        batch,
+        prompt_len,
+        new_tokens,
+        sampling_tokens_per_s: generated as f64 / sample_s,
+        training_tokens_per_s: trained_tokens / train_s,
+        sampling_mfu: sample_flops / sample_s / peak_flops,
+        training_mfu: train_flops / train_s / peak_flops,
+    })
+}

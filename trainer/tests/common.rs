@@ -1,0 +1,49 @@
+//! Shared by the integration tests: the torch venv's python and the tiny reference
+//! checkpoints it makes (once per test binary).
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The python of the torch + transformers venv (`scripts/setup.d/trainer.sh`), or
+/// `$CASCADE_TORCH_PYTHON`.
+pub fn python() -> PathBuf {
+    if let Ok(p) = std::env::var("CASCADE_TORCH_PYTHON") {
+        return PathBuf::from(p);
+    }
+    let home = std::env::var("HOME").unwrap_or_default();
+    let cache = std::env::var("CASCADE_CACHE").unwrap_or(format!("{home}/.cache/cascade"));
+    PathBuf::from(cache).join("venv-torch-2.11.0/bin/python")
+}
+
+pub fn fixture_script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tiny_models.py")
+}
+
+/// A folder with `qwen2/`, `llama/`, `qwen3/` and `reference.json`, made by transformers.
+pub fn tiny_models() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let out = Command::new(python())
+            .arg(fixture_script())
+            .arg("make")
+            .arg(dir.path())
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {:?} (run scripts/setup): {e}", python()));
+        assert!(
+            out.status.success(),
+            "tiny_models.py make failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        dir
+    })
+    .path()
+}
+
+pub fn reference() -> serde_json::Value {
+    let text = std::fs::read_to_string(tiny_models().join("reference.json")).expect("reference");
+    serde_json::from_str(&text).expect("reference json")
+}
