@@ -94,7 +94,8 @@ pub fn detect(text: &str) -> Detected {
     if !text.chars().any(char::is_alphabetic) {
         return Detected::NoLetters;
     }
-    let Some(info) = detector().detect(text) else {
+    let focused = without_latin_when_mixed(text);
+    let Some(info) = detector().detect(focused.as_deref().unwrap_or(text)) else {
         return Detected::Unsupported;
     };
     // Trigram profiles are weak on a handful of words; langdetect, with its
@@ -106,6 +107,30 @@ pub fn detect(text: &str) -> Detected {
         .iter()
         .find(|(l, _)| *l == info.lang())
         .map_or(Detected::Unsupported, |(_, code)| Detected::Language(code))
+}
+
+/// Share of non-Latin letters above which Latin-script words are ignored.
+const MIXED_SCRIPT: f64 = 0.3;
+
+/// whatlang judges by the script with the most letters, so Japanese or Russian
+/// prose full of English technical terms (`--help`, `XML`) would be judged by its
+/// Latin part. langdetect weighs the n-grams of every script and lets the
+/// distinctive ones win. When a substantial share of the letters is not Latin,
+/// the Latin letters are blanked out before detection.
+fn without_latin_when_mixed(text: &str) -> Option<String> {
+    let is_latin = |c: char| c.is_ascii_alphabetic() || ('\u{c0}'..='\u{24f}').contains(&c);
+    let (mut latin, mut other) = (0usize, 0usize);
+    for c in text.chars().filter(|c| c.is_alphabetic()) {
+        if is_latin(c) {
+            latin += 1;
+        } else {
+            other += 1;
+        }
+    }
+    if latin == 0 || other == 0 || (other as f64) < MIXED_SCRIPT * (latin + other) as f64 {
+        return None;
+    }
+    Some(text.chars().map(|c| if is_latin(c) { ' ' } else { c }).collect())
 }
 
 /// whatlang confidence below which a Latin-script verdict is re-checked.
