@@ -142,7 +142,8 @@ pub fn conflicts(a: &str, b: &str) -> bool {
 }
 
 fn relation(rng: &mut Rng) -> &'static str {
-    *rng.pick(&["less than", "at least"])
+    const RELATIONS: [&str; 2] = ["less than", "at least"];
+    RELATIONS[rng.below(2) as usize]
 }
 
 /// A threshold for `relation`: "less than" never gets the bare minimum, which

@@ -130,7 +130,11 @@ fn without_latin_when_mixed(text: &str) -> Option<String> {
     if latin == 0 || other == 0 || (other as f64) < MIXED_SCRIPT * (latin + other) as f64 {
         return None;
     }
-    Some(text.chars().map(|c| if is_latin(c) { ' ' } else { c }).collect())
+    Some(
+        text.chars()
+            .map(|c| if is_latin(c) { ' ' } else { c })
+            .collect(),
+    )
 }
 
 /// whatlang confidence below which a Latin-script verdict is re-checked.
