@@ -51,4 +51,14 @@ trap 'rm -f "$ours" "$fuzz" "$fuzz_ours"' EXIT
 NLTK_DATA="$nltk_data" "$venv/bin/python" "$root/scripts/compare/ifeval_fuzz.py" write "${FUZZ_COUNT:-3000}" 1 "$fuzz"
 target/release/cascade score --env ifeval --input "$fuzz" --output "$fuzz_ours" 2>/dev/null
 python3 "$root/scripts/compare/ifeval_fuzz.py" check "$fuzz" "$fuzz_ours"
+
+# Language detection on natural translated text from the machine's gettext
+# catalogs, when there are any (nothing is stored in the repository).
+if ls /usr/share/locale/*/LC_MESSAGES/*.mo >/dev/null 2>&1; then
+  lang="$(mktemp)"; lang_ours="$(mktemp)"
+  trap 'rm -f "$ours" "$fuzz" "$fuzz_ours" "$lang" "$lang_ours"' EXIT
+  python3 "$root/scripts/compare/ifeval_language.py" write "$lang"
+  target/release/cascade score --env ifeval --input "$lang" --output "$lang_ours" 2>/dev/null
+  NLTK_DATA="$nltk_data" "$venv/bin/python" "$root/scripts/compare/ifeval_language.py" check "$lang" "$lang_ours" | cut -c1-300
+fi
 cargo bench -q -p cascade-verifiers --bench ifeval -- "$corpus"

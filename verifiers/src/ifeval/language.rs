@@ -103,10 +103,32 @@ pub fn detect(text: &str) -> Detected {
     if info.confidence() < UNSURE && info.script() == Script::Latin && looks_english(text) {
         return Detected::Language("en");
     }
+    let lang = cyrillic_by_alphabet(text, info.lang());
     CODES
         .iter()
-        .find(|(l, _)| *l == info.lang())
+        .find(|(l, _)| *l == lang)
         .map_or(Detected::Unsupported, |(_, code)| Detected::Language(code))
+}
+
+/// Trigram profiles confuse Russian, Ukrainian and Bulgarian on short text, yet
+/// their alphabets differ: only Ukrainian has і ї є ґ; only Russian (of the three)
+/// has ы э ё. A letter the guessed language lacks settles it.
+fn cyrillic_by_alphabet(text: &str, guess: Lang) -> Lang {
+    if !matches!(guess, Lang::Rus | Lang::Ukr | Lang::Bul) {
+        return guess;
+    }
+    let has = |set: &[char]| {
+        text.chars()
+            .flat_map(char::to_lowercase)
+            .any(|c| set.contains(&c))
+    };
+    let ukrainian = has(&['і', 'ї', 'є', 'ґ']);
+    let russian = has(&['ы', 'э', 'ё']);
+    match (guess, ukrainian, russian) {
+        (Lang::Rus | Lang::Bul, true, false) => Lang::Ukr,
+        (Lang::Ukr | Lang::Bul, false, true) => Lang::Rus,
+        _ => guess,
+    }
 }
 
 /// Share of non-Latin letters above which Latin-script words are ignored.
