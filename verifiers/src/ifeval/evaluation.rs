@@ -55,11 +55,25 @@ pub fn strict(instructions: &[Instruction], response: &str) -> Vec<bool> {
 /// Strict and loose verdicts for every instruction.
 pub fn evaluate(instructions: &[Instruction], response: &str) -> Verdicts {
     let strict = strict(instructions, response);
+    if strict.iter().all(|&s| s) {
+        return Verdicts {
+            loose: strict.clone(),
+            strict,
+        };
+    }
     let variants = loose_variants(response);
+    // Without `*` in the text, four variants repeat the other four: check each
+    // distinct text once (a verdict depends on the text only).
+    let distinct: Vec<&String> = variants[1..]
+        .iter()
+        .enumerate()
+        .filter(|&(k, v)| *v != variants[0] && !variants[1..1 + k].contains(v))
+        .map(|(_, v)| v)
+        .collect();
     let loose = instructions
         .iter()
         .zip(&strict)
-        .map(|(i, &s)| s || variants[1..].iter().any(|v| follows(i, v)))
+        .map(|(i, &s)| s || distinct.iter().any(|v| follows(i, v)))
         .collect();
     Verdicts { strict, loose }
 }

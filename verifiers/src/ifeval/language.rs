@@ -176,7 +176,8 @@ fn function_word_share(text: &str, words: &[&str]) -> Option<f64> {
         .split(|c: char| !c.is_alphabetic())
         .filter(|w| !w.is_empty())
         .collect();
-    if tokens.is_empty() || !tokens.iter().all(|w| w.is_ascii()) {
+    // One or two words say too little to overrule the detector.
+    if tokens.len() < 3 || !tokens.iter().all(|w| w.is_ascii()) {
         return None;
     }
     let hits = tokens.iter().filter(|w| words.contains(w)).count();
