@@ -98,9 +98,14 @@ pub fn detect(text: &str) -> Detected {
     let Some(info) = detector().detect(focused.as_deref().unwrap_or(text)) else {
         return Detected::Unsupported;
     };
-    // Trigram profiles are weak on a handful of words; langdetect, with its
-    // priors, calls such English text English. Break the tie with function words.
-    if info.confidence() < UNSURE && info.script() == Script::Latin && looks_english(text) {
+    // Trigram profiles are weak on a handful of words, and on lists, code and
+    // tables; langdetect calls such ASCII text English. When whatlang is unsure,
+    // English function words, or 20+ words of plain ASCII, settle it as English.
+    let ascii_words = text.is_ascii() && text.split_whitespace().count() >= 20;
+    if info.confidence() < UNSURE
+        && info.script() == Script::Latin
+        && (looks_english(text) || ascii_words)
+    {
         return Detected::Language("en");
     }
     let lang = cyrillic_by_alphabet(text, info.lang());
