@@ -237,6 +237,9 @@ pub fn tokenize_sentence(sentence: &str) -> Vec<String> {
 /// emptied when full.
 const MEMO_CAPACITY: usize = 4096;
 
+/// Longest sentence (bytes) the memo keeps, so it stays within a few MB per thread.
+const MEMO_MAX_SENTENCE: usize = 1024;
+
 thread_local! {
     static UPPER_MEMO: RefCell<HashMap<String, usize>> = RefCell::new(HashMap::new());
 }
@@ -254,13 +257,15 @@ pub fn count_upper_tokens(text: &str) -> usize {
                     .iter()
                     .filter(|t| is_upper(t))
                     .count();
-                UPPER_MEMO.with(|m| {
-                    let mut m = m.borrow_mut();
-                    if m.len() >= MEMO_CAPACITY {
-                        m.clear();
-                    }
-                    m.insert(sentence.to_owned(), count);
-                });
+                if sentence.len() <= MEMO_MAX_SENTENCE {
+                    UPPER_MEMO.with(|m| {
+                        let mut m = m.borrow_mut();
+                        if m.len() >= MEMO_CAPACITY {
+                            m.clear();
+                        }
+                        m.insert(sentence.to_owned(), count);
+                    });
+                }
                 count
             })
         })
