@@ -10,7 +10,10 @@
 //! its function words. The two detectors agree on clear text of a few sentences;
 //! on very short or mixed-language text they may differ (see the README).
 
+use std::borrow::Cow;
 use std::sync::OnceLock;
+
+use regex::Regex;
 
 use whatlang::{Detector, Lang, Script};
 
@@ -89,8 +92,73 @@ fn detector() -> &'static Detector {
     DETECTOR.get_or_init(|| Detector::with_allowlist(CODES.iter().map(|(l, _)| *l).collect()))
 }
 
+/// langdetect reads at most this many characters.
+const MAX_TEXT_CHARS: usize = 10_000;
+
+/// What langdetect looks at: URLs and e-mail addresses blanked out (its
+/// `URL_RE`, `MAIL_RE`), then the first 10,000 characters.
+fn langdetect_view(text: &str) -> Cow<'_, str> {
+    let mut view = Cow::Borrowed(text);
+    if view.contains("http") {
+        view = Cow::Owned(blank_urls(&view));
+    }
+    if view.contains('@') {
+        static MAIL: OnceLock<Regex> = OnceLock::new();
+        let mail = MAIL.get_or_init(|| {
+            Regex::new(r"[-_.0-9A-Za-z]{1,64}@[-_0-9A-Za-z]{1,255}[-_.0-9A-Za-z]{1,255}")
+                .expect("static pattern")
+        });
+        view = Cow::Owned(mail.replace_all(&view, " ").into_owned());
+    }
+    match view.char_indices().nth(MAX_TEXT_CHARS) {
+        Some((cut, _)) => Cow::Owned(view[..cut].to_owned()),
+        None => view,
+    }
+}
+
+/// `re.sub(r"https?://[-_.?&~;+=/#0-9A-Za-z]{1,2076}", " ", text)`, written out:
+/// the counted repetition makes a large automaton for a simple scan.
+fn blank_urls(text: &str) -> String {
+    let is_url_char = |b: u8| b.is_ascii_alphanumeric() || b"-_.?&~;+=/#".contains(&b);
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut copied = 0;
+    while i < bytes.len() {
+        let rest = &bytes[i..];
+        let scheme = if rest.starts_with(b"https://") {
+            8
+        } else if rest.starts_with(b"http://") {
+            7
+        } else {
+            0
+        };
+        let body = if scheme > 0 {
+            rest[scheme..]
+                .iter()
+                .take(2076)
+                .take_while(|&&b| is_url_char(b))
+                .count()
+        } else {
+            0
+        };
+        if body > 0 {
+            out.push_str(&text[copied..i]);
+            out.push(' ');
+            i += scheme + body;
+            copied = i;
+        } else {
+            i += 1;
+        }
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
 /// Detects the language of `text`.
 pub fn detect(text: &str) -> Detected {
+    let view = langdetect_view(text);
+    let text = view.as_ref();
     if !text.chars().any(char::is_alphabetic) {
         return Detected::NoLetters;
     }
@@ -228,6 +296,11 @@ mod tests {
             "Der schnelle braune Fuchs springt über den faulen Hund, während der Bauer zuschaut.";
         assert_eq!(detect(de), Detected::Language("de"));
         assert_eq!(detect("12345 !!! ..."), Detected::NoLetters);
+        // langdetect blanks URLs and e-mail addresses out first.
+        assert_eq!(
+            detect("https://example.com/page me@example.org"),
+            Detected::NoLetters
+        );
         assert_eq!(
             detect("just a few lowercase words here"),
             Detected::Language("en")
