@@ -5,10 +5,15 @@
 //! can change between runs unless seeded) and counts a detector exception (no
 //! letters in the text) as a pass. Here the detector is `whatlang`: trigram
 //! profiles and script tables, fully deterministic, restricted to the languages
-//! langdetect knows so both choose from the same set. Text with no letters
-//! passes, as in the reference. Swahili, which whatlang lacks, is recognised from
-//! its function words. The two detectors agree on clear text of a few sentences;
-//! on very short or mixed-language text they may differ (see the README).
+//! langdetect knows so both choose from the same set, and shown what langdetect
+//! reads (URLs and e-mail addresses blanked out, the first 10,000 characters).
+//! Text with no letters passes, as in the reference. Where whatlang is known to
+//! differ, deterministic rules bring it closer: mixed-script text is judged on its
+//! non-Latin letters; an unsure Latin verdict on English function words or on 20+
+//! words of plain ASCII is English; Russian, Ukrainian and Bulgarian are told apart
+//! by their alphabets; Swahili, which whatlang lacks, is recognised from its
+//! function words. On responses of 20+ words the two detectors agree 99.8% of the
+//! time (`datasets/ifeval/README.md`); on one- to three-word texts either guesses.
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
