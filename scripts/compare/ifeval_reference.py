@@ -9,7 +9,8 @@ Prints the agreement per instruction id (strict and loose), every disagreement,
 and the reference's throughput (instructions checked per second, strict + loose,
 one thread). langdetect is seeded (DetectorFactory.seed = 0) so runs repeat.
 Rows whose kwargs hold 0, "" or [] are left out: lm-eval drops such values and
-draws a random one instead.
+draws a random one instead; so are letter_frequency rows whose letter is not one
+a-z letter (IFEval's own data has "#"), which lm-eval also redraws.
 """
 
 import importlib.util
@@ -42,8 +43,11 @@ def load_reference():
 
 def has_random_kwarg(row):
     for kw in row["kwargs"]:
-        for v in (kw or {}).values():
+        for k, v in (kw or {}).items():
             if v is not None and not v:
+                return True
+            # Anything but one a-z letter is replaced by a random letter.
+            if k == "letter" and not (isinstance(v, str) and len(v) == 1 and "a" <= v.lower() <= "z"):
                 return True
     return False
 
