@@ -204,4 +204,45 @@ mod tests {
             assert_eq!(v.strict.len(), instructions.len());
         }
     }
+
+    #[test]
+    fn ifevals_own_unusual_rows_parse() {
+        // Keys 1122, 1129, 3324 and 3367 of IFEval's input_data.jsonl.
+        for (ids, kwargs) in [
+            (
+                json!(["change_case:english_lowercase", "keywords:letter_frequency"]),
+                json!([{}, {"let_relation": "at least", "letter": "#", "let_frequency": 4}]),
+            ),
+            (
+                json!(["keywords:letter_frequency"]),
+                json!([{"let_relation": "at least", "letter": "!", "let_frequency": 6}]),
+            ),
+            (
+                json!([
+                    "combination:two_responses",
+                    "detectable_format:multiple_sections"
+                ]),
+                json!([{}, {"section_spliter": "Day", "num_sections": 7}]),
+            ),
+            (
+                json!(["startend:quotation", "detectable_format:multiple_sections"]),
+                json!([{}, {"section_spliter": "Audience", "num_sections": 2}]),
+            ),
+        ] {
+            let (ids, kwargs) = (
+                ids.as_array().unwrap().clone(),
+                kwargs.as_array().unwrap().clone(),
+            );
+            assert!(parse_list(&ids, &kwargs).is_ok(), "{ids:?}");
+        }
+        let tweet = parse_list(
+            &[json!("keywords:letter_frequency")],
+            &[json!({"let_relation": "at least", "letter": "!", "let_frequency": 6})],
+        )
+        .unwrap();
+        assert_eq!(
+            evaluate(&tweet, "Wow! Great! Yes! Now! Go! Fun!").strict,
+            [true]
+        );
+    }
 }
