@@ -94,6 +94,58 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<Value>, LoadError> {
     Ok(rows)
 }
 
+/// Attaches responses from IFEval's `input_response_data` layout (one
+/// `{"prompt", "response"}` object per line, matched to rows by prompt, as
+/// IFEval's `evaluation_main` does). A row whose prompt has no response is an error
+/// naming the row's id.
+pub fn attach_responses(
+    rows: Vec<Value>,
+    responses: &str,
+    file: &str,
+) -> Result<Vec<Value>, LoadError> {
+    let mut by_prompt = std::collections::HashMap::new();
+    for (index, line) in responses.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let err = |message: String| LoadError::Row {
+            file: file.to_owned(),
+            line: index + 1,
+            message,
+        };
+        let value: Value =
+            serde_json::from_str(line).map_err(|e| err(format!("malformed JSON: {e}")))?;
+        let prompt = value.get("prompt").and_then(Value::as_str);
+        let response = value.get("response").and_then(Value::as_str);
+        match (prompt, response) {
+            (Some(p), Some(r)) => {
+                by_prompt.insert(p.to_owned(), r.to_owned());
+            }
+            _ => return Err(err("needs string fields `prompt` and `response`".into())),
+        }
+    }
+    rows.into_iter()
+        .map(|mut row| {
+            let prompt = row
+                .get("prompt")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let Some(response) = by_prompt.get(prompt) else {
+                let id = row.get("id").cloned().unwrap_or(Value::Null);
+                return Err(LoadError::Row {
+                    file: file.to_owned(),
+                    line: 0,
+                    message: format!("no response for the prompt of row {id}"),
+                });
+            };
+            if let Some(obj) = row.as_object_mut() {
+                obj.insert("response".into(), Value::String(response.clone()));
+            }
+            Ok(row)
+        })
+        .collect()
+}
+
 /// Reads and converts an IFEval `input_data.jsonl` file.
 pub fn load(path: &Path) -> Result<Vec<Value>, LoadError> {
     let file = path.display().to_string();
@@ -125,6 +177,29 @@ mod tests {
         );
         assert_eq!(rows[1]["kwargs"], json!([{}]));
         assert_eq!(rows[1]["response"], json!("<<t>>"));
+    }
+
+    #[test]
+    fn attaches_responses_by_prompt() {
+        let rows = parse(
+            r#"{"key": 7, "prompt": "Say hi.", "instruction_id_list": [], "kwargs": []}"#,
+            "in.jsonl",
+        )
+        .unwrap();
+        let with = attach_responses(
+            rows.clone(),
+            r#"{"prompt": "Say hi.", "response": "hi"}"#,
+            "r.jsonl",
+        )
+        .unwrap();
+        assert_eq!(with[0]["response"], json!("hi"));
+        let err = attach_responses(rows, r#"{"prompt": "Other", "response": "x"}"#, "r.jsonl")
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("no response for the prompt of row \"7\""),
+            "{err}"
+        );
     }
 
     #[test]

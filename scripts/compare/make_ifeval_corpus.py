@@ -76,6 +76,46 @@ LANG_TEXTS = {
     "sw": "Jana tulitembea kando ya mto na tukazungumza kuhusu vitabu ambavyo tulisoma wakati wa miezi mirefu ya baridi nyumbani na familia yetu.",
 }
 
+# More natural prose per language (20+ words each), in other registers.
+MORE_TEXTS = {
+    "en": ["Thank you for your letter. I am sorry that the order arrived late, and I have asked our warehouse to send a replacement today at no extra cost.",
+           "To make the soup, chop two onions, fry them gently in butter until soft, then add the stock and simmer everything for twenty minutes."],
+    "es": ["Gracias por tu carta. Siento mucho que el pedido llegara tarde; ya he pedido al almacén que envíe hoy un reemplazo sin coste adicional.",
+           "Para preparar la sopa, pica dos cebollas, fríelas a fuego lento en mantequilla hasta que estén blandas y después añade el caldo."],
+    "fr": ["Merci pour votre lettre. Je suis désolé que la commande soit arrivée en retard ; j'ai demandé à l'entrepôt d'envoyer un remplacement aujourd'hui.",
+           "Pour préparer la soupe, coupez deux oignons, faites-les revenir doucement dans le beurre, puis ajoutez le bouillon et laissez mijoter vingt minutes."],
+    "de": ["Vielen Dank für Ihren Brief. Es tut mir leid, dass die Bestellung zu spät ankam; ich habe das Lager gebeten, heute kostenlos Ersatz zu schicken.",
+           "Für die Suppe zwei Zwiebeln hacken, langsam in Butter anbraten, bis sie weich sind, dann die Brühe dazugeben und alles zwanzig Minuten köcheln lassen."],
+    "it": ["Grazie per la tua lettera. Mi dispiace che l'ordine sia arrivato in ritardo; ho chiesto al magazzino di spedire oggi un sostituto senza costi aggiuntivi.",
+           "Per preparare la zuppa, trita due cipolle, falle rosolare lentamente nel burro finché sono morbide, poi aggiungi il brodo e lascia cuocere."],
+    "pt": ["Obrigado pela sua carta. Lamento que a encomenda tenha chegado atrasada; já pedi ao armazém que envie hoje uma substituição sem custos adicionais.",
+           "Para fazer a sopa, pique duas cebolas, refogue-as lentamente na manteiga até ficarem macias e depois junte o caldo e deixe cozinhar."],
+    "ru": ["Спасибо за ваше письмо. Мне очень жаль, что заказ пришёл с опозданием; я попросил склад сегодня же отправить замену без дополнительной платы.",
+           "Чтобы приготовить суп, нарежьте две луковицы, медленно обжарьте их на сливочном масле до мягкости, затем добавьте бульон и варите двадцать минут."],
+    "pl": ["Dziękuję za list. Przykro mi, że zamówienie dotarło z opóźnieniem; poprosiłem magazyn, aby jeszcze dziś wysłał zamiennik bez dodatkowych kosztów.",
+           "Aby przygotować zupę, posiekaj dwie cebule, podsmaż je powoli na maśle, aż zmiękną, a potem dodaj bulion i gotuj przez dwadzieścia minut."],
+    "fi": ["Kiitos kirjeestäsi. Olen pahoillani, että tilaus saapui myöhässä; pyysin varastoa lähettämään korvaavan tuotteen tänään ilman lisämaksua.",
+           "Keittoa varten pilko kaksi sipulia, kuullota niitä hitaasti voissa, kunnes ne ovat pehmeitä, lisää sitten liemi ja anna hautua kaksikymmentä minuuttia."],
+    "vi": ["Cảm ơn bạn đã gửi thư. Tôi rất tiếc vì đơn hàng đến muộn; tôi đã yêu cầu kho gửi hàng thay thế ngay hôm nay mà không tính thêm phí.",
+           "Để nấu súp, hãy thái hai củ hành, phi chúng thật chậm với bơ cho đến khi mềm, sau đó cho nước dùng vào và đun nhỏ lửa hai mươi phút."],
+    "ja": ["お手紙ありがとうございます。ご注文の品の到着が遅れてしまい、大変申し訳ございません。本日中に追加料金なしで代わりの品を発送するよう倉庫に依頼しました。",
+           "スープを作るには、玉ねぎを二つ刻み、柔らかくなるまでバターでゆっくり炒めてから、スープストックを加えて二十分ほど煮込みます。"],
+    "ko": ["편지 감사합니다. 주문하신 물건이 늦게 도착해서 정말 죄송합니다. 오늘 추가 비용 없이 대체 상품을 보내 달라고 창고에 요청했습니다.",
+           "수프를 만들려면 양파 두 개를 다져서 부드러워질 때까지 버터에 천천히 볶은 다음 육수를 넣고 이십 분 동안 끓이세요."],
+    "ar": ["شكرا لرسالتك. يؤسفني أن الطلب وصل متأخرا، وقد طلبت من المستودع أن يرسل بديلا اليوم دون أي تكلفة إضافية عليك.",
+           "لتحضير الحساء، قطّع بصلتين وقلّبهما ببطء في الزبدة حتى تنضجا، ثم أضف المرق واتركه يغلي على نار هادئة لمدة عشرين دقيقة."],
+    "hi": ["आपके पत्र के लिए धन्यवाद। मुझे खेद है कि ऑर्डर देर से पहुँचा; मैंने गोदाम से कहा है कि आज ही बिना किसी अतिरिक्त शुल्क के दूसरा सामान भेज दें।",
+           "सूप बनाने के लिए दो प्याज़ काटें, उन्हें मक्खन में धीरे-धीरे नरम होने तक भूनें, फिर शोरबा डालें और बीस मिनट तक पकाएँ।"],
+    "uk": ["Дякую за ваш лист. Мені дуже шкода, що замовлення прийшло із запізненням; я попросив склад сьогодні ж надіслати заміну без додаткової плати.",
+           "Щоб приготувати суп, наріжте дві цибулини, повільно обсмажте їх на вершковому маслі до м'якості, потім додайте бульйон і варіть двадцять хвилин."],
+    "he": ["תודה על המכתב שלך. אני מצטער שההזמנה הגיעה באיחור; ביקשתי מהמחסן לשלוח היום מוצר חלופי ללא עלות נוספת.",
+           "כדי להכין את המרק, קצצו שני בצלים, טגנו אותם לאט בחמאה עד שהם מתרככים, ואז הוסיפו את הציר ובשלו עשרים דקות."],
+    "tr" if False else "bg": ["Благодаря ви за писмото. Съжалявам, че поръчката пристигна със закъснение; помолих склада още днес да изпрати замяна без допълнително заплащане.",
+           "За да приготвите супата, нарежете две глави лук, запържете ги бавно в масло, докато омекнат, после добавете бульона и варете двадесет минути."],
+    "fa": ["از نامه شما متشکرم. متأسفم که سفارش دیر رسید؛ از انبار خواستم که همین امروز یک جایگزین بدون هزینه اضافی برای شما بفرستد.",
+           "برای تهیه سوپ، دو پیاز را خرد کنید، آن‌ها را آرام در کره تفت دهید تا نرم شوند، سپس آب گوشت را اضافه کنید و بیست دقیقه بپزید."],
+}
+
 rows = []
 
 
@@ -132,6 +172,10 @@ for code, text in LANG_TEXTS.items():
     one("language:response_language", {"language": other}, text)
 for t in ENGLISH:
     one("language:response_language", {"language": "en"}, t)
+for code, texts in MORE_TEXTS.items():
+    for t in texts:
+        one("language:response_language", {"language": code}, t)
+        one("language:response_language", {"language": "en" if code != "en" else "fr"}, t)
 
 # length_constraints:number_sentences
 for t in ENGLISH:

@@ -38,3 +38,31 @@ pub fn run(args: GenIfevalArgs) -> Result<(), Failure> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_count_and_seed_give_the_same_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, seed: u64| {
+            let path = dir.path().join(name);
+            let args = GenIfevalArgs {
+                count: 25,
+                seed,
+                output: Some(path.clone()),
+            };
+            run(args).unwrap();
+            std::fs::read_to_string(path).unwrap()
+        };
+        let a = write("a.jsonl", 5);
+        assert_eq!(a, write("b.jsonl", 5));
+        assert_ne!(a, write("c.jsonl", 6));
+        assert_eq!(a.lines().count(), 25);
+        for line in a.lines() {
+            let row: serde_json::Value = serde_json::from_str(line).unwrap();
+            assert!(row["prompt"].is_string() && row["instruction_id_list"].is_array());
+        }
+    }
+}

@@ -6,34 +6,8 @@ use serde_json::{json, Value};
 use super::rng::Rng;
 use super::tasks::WORDS;
 
-/// Ids the generator draws from (all 25 IFEval ids).
-pub const IDS: [&str; 25] = [
-    "keywords:existence",
-    "keywords:frequency",
-    "keywords:forbidden_words",
-    "keywords:letter_frequency",
-    "language:response_language",
-    "length_constraints:number_sentences",
-    "length_constraints:number_paragraphs",
-    "length_constraints:number_words",
-    "length_constraints:nth_paragraph_first_word",
-    "detectable_content:number_placeholders",
-    "detectable_content:postscript",
-    "detectable_format:number_bullet_lists",
-    "detectable_format:constrained_response",
-    "detectable_format:number_highlighted_sections",
-    "detectable_format:multiple_sections",
-    "detectable_format:json_format",
-    "detectable_format:title",
-    "combination:two_responses",
-    "combination:repeat_prompt",
-    "startend:end_checker",
-    "change_case:capital_word_frequency",
-    "change_case:english_capital",
-    "change_case:english_lowercase",
-    "punctuation:no_comma",
-    "startend:quotation",
-];
+/// Ids the generator draws from: all 25 IFEval ids.
+pub use cascade_verifiers::ifeval::IDS;
 
 /// Languages drawn for `language:response_language`, with their names.
 const LANGUAGES: [(&str, &str); 10] = [
@@ -142,7 +116,8 @@ pub fn conflicts(a: &str, b: &str) -> bool {
 }
 
 fn relation(rng: &mut Rng) -> &'static str {
-    *rng.pick(&["less than", "at least"])
+    const RELATIONS: [&str; 2] = ["less than", "at least"];
+    RELATIONS[rng.below(2) as usize]
 }
 
 /// A threshold for `relation`: "less than" never gets the bare minimum, which

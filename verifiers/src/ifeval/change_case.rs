@@ -9,10 +9,7 @@ use super::treebank;
 /// `change_case:capital_word_frequency`: NLTK `word_tokenize` tokens that are
 /// all uppercase.
 pub fn capital_word_frequency(value: &str, frequency: u64, relation: Relation) -> bool {
-    let count = treebank::word_tokenize(value)
-        .iter()
-        .filter(|w| is_upper(w))
-        .count();
+    let count = treebank::count_upper_tokens(value);
     relation.holds(count as u64, frequency)
 }
 

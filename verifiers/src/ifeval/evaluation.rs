@@ -55,11 +55,25 @@ pub fn strict(instructions: &[Instruction], response: &str) -> Vec<bool> {
 /// Strict and loose verdicts for every instruction.
 pub fn evaluate(instructions: &[Instruction], response: &str) -> Verdicts {
     let strict = strict(instructions, response);
+    if strict.iter().all(|&s| s) {
+        return Verdicts {
+            loose: strict.clone(),
+            strict,
+        };
+    }
     let variants = loose_variants(response);
+    // Without `*` in the text, four variants repeat the other four: check each
+    // distinct text once (a verdict depends on the text only).
+    let distinct: Vec<&String> = variants[1..]
+        .iter()
+        .enumerate()
+        .filter(|&(k, v)| *v != variants[0] && !variants[1..1 + k].contains(v))
+        .map(|(_, v)| v)
+        .collect();
     let loose = instructions
         .iter()
         .zip(&strict)
-        .map(|(i, &s)| s || variants[1..].iter().any(|v| follows(i, v)))
+        .map(|(i, &s)| s || distinct.iter().any(|v| follows(i, v)))
         .collect();
     Verdicts { strict, loose }
 }
@@ -130,6 +144,105 @@ mod tests {
                 .unwrap_err()
                 .to_string(),
             "1 instruction ids but 0 kwargs entries"
+        );
+    }
+
+    #[test]
+    fn pathological_inputs_are_graded_not_hung() {
+        let ids: Vec<_> = crate::ifeval::IDS
+            .iter()
+            .filter(|id| !id.contains("repeat_prompt"))
+            .map(|id| json!(id))
+            .collect();
+        let kwargs: Vec<_> = ids
+            .iter()
+            .map(|id| match id.as_str().unwrap_or_default() {
+                "keywords:existence" => json!({"keywords": ["a"]}),
+                "keywords:frequency" => {
+                    json!({"keyword": "a", "frequency": 1, "relation": "at least"})
+                }
+                "keywords:forbidden_words" => json!({"forbidden_words": ["a"]}),
+                "keywords:letter_frequency" => {
+                    json!({"letter": "a", "let_frequency": 1, "let_relation": "at least"})
+                }
+                "language:response_language" => json!({"language": "en"}),
+                "length_constraints:number_sentences" => {
+                    json!({"num_sentences": 1, "relation": "at least"})
+                }
+                "length_constraints:number_paragraphs" => json!({"num_paragraphs": 1}),
+                "length_constraints:number_words" => {
+                    json!({"num_words": 1, "relation": "at least"})
+                }
+                "length_constraints:nth_paragraph_first_word" => {
+                    json!({"num_paragraphs": 1, "nth_paragraph": 1, "first_word": "a"})
+                }
+                "detectable_content:number_placeholders" => json!({"num_placeholders": 1}),
+                "detectable_content:postscript" => json!({"postscript_marker": "P.S."}),
+                "detectable_format:number_bullet_lists" => json!({"num_bullets": 1}),
+                "detectable_format:number_highlighted_sections" => json!({"num_highlights": 1}),
+                "detectable_format:multiple_sections" => {
+                    json!({"section_spliter": "Section", "num_sections": 1})
+                }
+                "startend:end_checker" => json!({"end_phrase": "a"}),
+                "change_case:capital_word_frequency" => {
+                    json!({"capital_frequency": 1, "capital_relation": "at least"})
+                }
+                _ => json!({}),
+            })
+            .collect();
+        let instructions = parse_list(&ids, &kwargs).unwrap();
+        for text in [
+            "!".repeat(20_000),
+            ". ".repeat(10_000),
+            "[".repeat(20_000),
+            "'".repeat(20_000),
+            "*\n".repeat(10_000),
+            "Mr. ".repeat(5_000),
+            "[".repeat(5_000) + &"{".repeat(5_000),
+        ] {
+            let v = evaluate(&instructions, &text);
+            assert_eq!(v.strict.len(), instructions.len());
+        }
+    }
+
+    #[test]
+    fn ifevals_own_unusual_rows_parse() {
+        // Keys 1122, 1129, 3324 and 3367 of IFEval's input_data.jsonl.
+        for (ids, kwargs) in [
+            (
+                json!(["change_case:english_lowercase", "keywords:letter_frequency"]),
+                json!([{}, {"let_relation": "at least", "letter": "#", "let_frequency": 4}]),
+            ),
+            (
+                json!(["keywords:letter_frequency"]),
+                json!([{"let_relation": "at least", "letter": "!", "let_frequency": 6}]),
+            ),
+            (
+                json!([
+                    "combination:two_responses",
+                    "detectable_format:multiple_sections"
+                ]),
+                json!([{}, {"section_spliter": "Day", "num_sections": 7}]),
+            ),
+            (
+                json!(["startend:quotation", "detectable_format:multiple_sections"]),
+                json!([{}, {"section_spliter": "Audience", "num_sections": 2}]),
+            ),
+        ] {
+            let (ids, kwargs) = (
+                ids.as_array().unwrap().clone(),
+                kwargs.as_array().unwrap().clone(),
+            );
+            assert!(parse_list(&ids, &kwargs).is_ok(), "{ids:?}");
+        }
+        let tweet = parse_list(
+            &[json!("keywords:letter_frequency")],
+            &[json!({"let_relation": "at least", "letter": "!", "let_frequency": 6})],
+        )
+        .unwrap();
+        assert_eq!(
+            evaluate(&tweet, "Wow! Great! Yes! Now! Go! Fun!").strict,
+            [true]
         );
     }
 }

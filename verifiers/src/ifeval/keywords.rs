@@ -22,11 +22,16 @@ pub fn forbidden_words(value: &str, words: &[Regex]) -> bool {
 
 /// `keywords:letter_frequency`: occurrences of `letter` in the lowercased text.
 pub fn letter_frequency(value: &str, letter: char, frequency: u64, relation: Relation) -> bool {
-    let count = value
+    let count: usize = value
         .chars()
-        .flat_map(char::to_lowercase)
-        .filter(|&c| c == letter)
-        .count();
+        .map(|c| {
+            if c.is_ascii() {
+                usize::from(c.to_ascii_lowercase() == letter)
+            } else {
+                c.to_lowercase().filter(|&l| l == letter).count()
+            }
+        })
+        .sum();
     relation.holds(count as u64, frequency)
 }
 

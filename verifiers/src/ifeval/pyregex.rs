@@ -94,6 +94,9 @@ pub fn translate(pattern: &str) -> String {
 /// Most compiled patterns kept for reuse; the cache is emptied when it fills.
 const CACHE_CAPACITY: usize = 4096;
 
+/// Longest pattern (bytes) the cache keeps, so it stays small.
+const CACHE_MAX_PATTERN: usize = 1024;
+
 type Cache = Mutex<HashMap<(String, bool, bool), Regex>>;
 
 /// Translates and compiles a Python pattern. Compiled patterns are memoised:
@@ -112,6 +115,9 @@ pub fn compile(pattern: &str, flags: Flags) -> Result<Regex, regex::Error> {
         .size_limit(SIZE_LIMIT)
         .dfa_size_limit(SIZE_LIMIT)
         .build()?;
+    if pattern.len() > CACHE_MAX_PATTERN {
+        return Ok(re);
+    }
     if let Ok(mut c) = cache.lock() {
         if c.len() >= CACHE_CAPACITY {
             c.clear();
