@@ -13,7 +13,9 @@ indirect parametrization), skip, fail, xfail, importorskip, and the fixtures
 tmp_path, monkeypatch, capsys and request. unittest.TestCase classes run through
 unittest itself; a failing subTest makes the test fail.
 
-Usage: python runner.py IDS_FILE   (one node id per line; cwd = repository root)
+Usage (cwd = repository root):
+    python runner.py IDS_FILE            run the node ids listed one per line
+    python runner.py --collect FILE...   print the node ids the files define
 """
 
 import contextlib
@@ -595,8 +597,13 @@ def expand_parametrize(mark):
     if len(mark.args) > 2 and ids is None:
         ids = mark.args[2]
     indirect = mark.kwargs.get("indirect", False)
+    # pytest: one name given as a string takes each value whole; names given as a
+    # list or tuple always unpack each value, even a single name.
     if isinstance(names, str):
         names = [n.strip() for n in names.split(",") if n.strip()]
+        whole = len(names) == 1
+    else:
+        whole = False
     names = list(names)
     cases = []
     for i, raw in enumerate(values):
@@ -604,7 +611,7 @@ def expand_parametrize(mark):
         explicit = None
         if isinstance(raw, ParameterSet):
             vals, explicit, marks = raw.values, raw.id, raw.marks
-        elif len(names) == 1:
+        elif whole:
             vals = (raw,)
         else:
             vals = tuple(raw)
@@ -850,15 +857,46 @@ def captured():
             os.close(saved_fds[1])
 
 
+def collect(files):
+    """Node ids of every test the files define, in definition order."""
+    ids = []
+    for path in files:
+        try:
+            with captured():
+                module = import_path(path)
+        except BaseException:  # noqa: BLE001 - an unimportable file has no tests
+            continue
+        for name, obj in list(vars(module).items()):
+            if inspect.isclass(obj) and issubclass(obj, unittest.TestCase):
+                for method in unittest.TestLoader().getTestCaseNames(obj):
+                    ids.append(f"{path}::{name}::{method}")
+            elif inspect.isclass(obj) and name.startswith("Test") and "__init__" not in vars(obj):
+                for attr in dir(obj):
+                    fn = getattr(obj, attr, None)
+                    if attr.startswith("test") and callable(fn):
+                        for inst in instances(marks_of(module, obj, fn)):
+                            ids.append(f"{path}::{name}::{attr}" + (f"[{inst[0]}]" if inst[0] else ""))
+            elif inspect.isfunction(obj) and name.startswith("test"):
+                for inst in instances(marks_of(module, obj)):
+                    ids.append(f"{path}::{name}" + (f"[{inst[0]}]" if inst[0] else ""))
+    return ids
+
+
 def main():
-    with open(sys.argv[1], encoding="utf-8") as f:
-        ids = [line.strip() for line in f if line.strip()]
     root = os.getcwd()
     sys.path.insert(0, root)
     if os.path.isdir(os.path.join(root, "src")):
         sys.path.insert(1, os.path.join(root, "src"))
     sys.modules["pytest"] = make_pytest_module()
     sys.dont_write_bytecode = True
+    if sys.argv[1] == "--collect":
+        found = collect(sys.argv[2:])
+        print(SUMMARY_MARKER)
+        for node_id in found:
+            print(node_id)
+        return
+    with open(sys.argv[1], encoding="utf-8") as f:
+        ids = [line.strip() for line in f if line.strip()]
     out = sys.stdout
     results = []
     for node_id in ids:
