@@ -785,9 +785,9 @@ def run_unittest(cls, method):
     suite._tearDownPreviousClass(None, result)
     suite._handleModuleTearDown(result)
     if result.errors:
-        return "ERROR", result.errors[0][1]
+        return "ERROR", summarize_traceback(result.errors[0][1])
     if result.failures:
-        return "FAILED", result.failures[0][1]
+        return "FAILED", summarize_traceback(result.failures[0][1])
     if result.unexpectedSuccesses:
         return "FAILED", "unexpected success"
     if result.expectedFailures:
@@ -798,8 +798,30 @@ def run_unittest(cls, method):
 
 
 def short_traceback(e):
-    lines = traceback.format_exception(type(e), e, e.__traceback__)
-    return "".join(lines[-6:])
+    return summarize_traceback("".join(traceback.format_exception(type(e), e, e.__traceback__)))
+
+
+def summarize_traceback(text):
+    """`path:line: Exception: message` for the innermost frame inside the repository.
+
+    Full tracebacks differ between Python versions (caret lines, frame layout), and
+    results must be identical on every machine, so only this much is reported."""
+    root = os.getcwd() + os.sep
+    where = ""
+    lines = text.splitlines()
+    last_frame = -1
+    for i, line in enumerate(lines):
+        m = re.match(r'\s*File "([^"]+)", line (\d+)', line)
+        if m:
+            last_frame = i
+            if m.group(1).startswith(root):
+                where = f"{m.group(1)[len(root):]}:{m.group(2)}: "
+    # The exception line is the first unindented line after the last frame.
+    after = [l for l in lines[last_frame + 1:] if l.strip() and not l.startswith((" ", "\t"))]
+    message = after[0] if after else "error"
+    if len(message) > 300:
+        message = message[:300] + "…"
+    return where + message
 
 
 def run_id(node_id):
