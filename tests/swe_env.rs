@@ -283,3 +283,39 @@ fn bad_rows_and_configs_are_reported() {
     let bad = EnvConfig::from_pairs(["backend=docker"]).unwrap();
     assert!(SweEnv::new(&bad).is_err());
 }
+
+#[test]
+fn native_sandbox_has_no_network_hidden_homes_and_a_read_only_host() {
+    if !native_usable() {
+        return;
+    }
+    // A file in the host's home that the tests must not see.
+    let home = std::env::var("HOME").unwrap_or_default();
+    let probe = Path::new(&home).join(format!(".cascade-swe-probe-{}", std::process::id()));
+    let hidden_home = home.starts_with("/root") || home.starts_with("/home/");
+    if hidden_home {
+        std::fs::write(&probe, "secret").unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    let test = format!(
+        "import os, socket\n\n\
+def test_no_network():\n    try:\n        socket.create_connection((\"1.1.1.1\", 80), timeout=2)\n    except OSError:\n        return\n    raise AssertionError(\"network reachable\")\n\n\
+def test_home_hidden():\n    assert not os.path.exists({:?})\n\n\
+def test_host_read_only():\n    try:\n        open(\"/usr/cascade-probe\", \"w\")\n    except OSError:\n        return\n    raise AssertionError(\"host writable\")\n",
+        probe.display().to_string()
+    );
+    write(&repo, "tests/test_jail.py", &test);
+    let env = env_at(dir.path(), &[]);
+    let add = "--- /dev/null\n+++ b/notes.txt\n@@ -0,0 +1 @@\n+x\n";
+    let tests = [
+        "tests/test_jail.py::test_no_network",
+        "tests/test_jail.py::test_home_hidden",
+        "tests/test_jail.py::test_host_read_only",
+    ];
+    let r = env.score(&row("jail", add, &tests));
+    if hidden_home {
+        std::fs::remove_file(&probe).unwrap();
+    }
+    assert_eq!(r.score, 1.0, "{:?}", r.details);
+}

@@ -856,7 +856,11 @@ def run_id(node_id):
 def captured():
     """Routes the tests' own output away from the real stdout, so nothing a test
     prints can pose as a status line."""
-    buffer = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
+    try:
+        buffer = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
+    except OSError:
+        # No writable temporary folder (a WASI guest without one): Python-level only.
+        buffer = io.StringIO()
     saved_py = (sys.stdout, sys.stderr)
     saved_fds = None
     try:
@@ -865,7 +869,7 @@ def captured():
         saved_fds = (os.dup(1), os.dup(2))
         os.dup2(buffer.fileno(), 1)
         os.dup2(buffer.fileno(), 2)
-    except (OSError, AttributeError):
+    except (OSError, AttributeError, io.UnsupportedOperation):
         saved_fds = None
     sys.stdout = sys.stderr = buffer
     try:
