@@ -559,7 +559,14 @@ def conftest_fixtures(test_file):
         if not os.path.exists(path):
             continue
         if path not in _conftests:
-            if os.path.exists(os.path.join(folder, "__init__.py")):
+            # Like pytest's default import mode: a conftest outside a package is the
+            # module `conftest` (tests may `from conftest import ...`); a second
+            # such conftest gets a name of its own.
+            existing = sys.modules.get("conftest")
+            same = existing is not None and os.path.abspath(getattr(existing, "__file__", "") or "") == path
+            if same:
+                _conftests[path] = existing
+            elif os.path.exists(os.path.join(folder, "__init__.py")) or existing is None:
                 _conftests[path] = import_path(path)
             else:
                 spec = importlib.util.spec_from_file_location(f"conftest_{len(_conftests)}", path)
@@ -835,8 +842,8 @@ def run_id(node_id):
         at = last.index("[")
         last, param_id = last[:at], last[at + 1:-1]
     names = names[:-1] + [last]
-    module = import_path(path)
     file_defs = conftest_fixtures(path)
+    module = import_path(path)
     obj = module
     cls = None
     for name in names[:-1]:
