@@ -869,25 +869,30 @@ def captured():
         # No writable temporary folder (a WASI guest without one): Python-level only.
         buffer = io.StringIO()
     saved_py = (sys.stdout, sys.stderr)
-    saved_fds = None
+    saved_fds = []
     try:
         sys.stdout.flush()
         sys.stderr.flush()
-        saved_fds = (os.dup(1), os.dup(2))
-        os.dup2(buffer.fileno(), 1)
-        os.dup2(buffer.fileno(), 2)
+        for fd in (1, 2):
+            saved_fds.append((fd, os.dup(fd)))
+            os.dup2(buffer.fileno(), fd)
     except (OSError, AttributeError, io.UnsupportedOperation):
-        saved_fds = None
+        # No descriptor duplication (WASI): undo what was done, capture in Python.
+        for fd, saved in saved_fds:
+            try:
+                os.dup2(saved, fd)
+                os.close(saved)
+            except OSError:
+                pass
+        saved_fds = []
     sys.stdout = sys.stderr = buffer
     try:
         yield buffer
     finally:
         sys.stdout, sys.stderr = saved_py
-        if saved_fds is not None:
-            os.dup2(saved_fds[0], 1)
-            os.dup2(saved_fds[1], 2)
-            os.close(saved_fds[0])
-            os.close(saved_fds[1])
+        for fd, saved in saved_fds:
+            os.dup2(saved, fd)
+            os.close(saved)
 
 
 def collect(files):
@@ -916,6 +921,11 @@ def collect(files):
 
 
 def main():
+    # `--root DIR` first: WASI guests cannot be started in a working folder, so the
+    # runner moves there itself (wasi-libc emulates chdir).
+    if len(sys.argv) > 2 and sys.argv[1] == "--root":
+        os.chdir(sys.argv[2])
+        del sys.argv[1:3]
     root = os.getcwd()
     sys.path.insert(0, root)
     if os.path.isdir(os.path.join(root, "src")):
