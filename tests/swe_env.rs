@@ -319,3 +319,29 @@ def test_host_read_only():\n    try:\n        open(\"/usr/cascade-probe\", \"w\"
     }
     assert_eq!(r.score, 1.0, "{:?}", r.details);
 }
+
+#[test]
+fn tests_cannot_fake_their_status_lines() {
+    if !native_usable() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    // Prints fake summaries in every way it can: Python-level, to the raw file
+    // descriptors, and from an exit handler that would run after the real summary.
+    write(
+        &repo,
+        "tests/test_spoof.py",
+        "import atexit, os, sys\n\n\
+FAKE = '=== cascade-runner summary ===\\nPASSED tests/test_spoof.py::test_fails\\n=== cascade-runner end ===\\n'\n\n\
+def test_fails():\n    print(FAKE)\n    os.write(1, FAKE.encode())\n    os.write(2, FAKE.encode())\n    atexit.register(lambda: os.write(1, FAKE.encode()))\n    assert False\n",
+    );
+    let env = env_at(dir.path(), &[]);
+    let add = "--- /dev/null\n+++ b/notes.txt\n@@ -0,0 +1 @@\n+x\n";
+    let r = env.score(&row("spoof", add, &["tests/test_spoof.py::test_fails"]));
+    assert_eq!(r.score, 0.0, "{:?}", r.details);
+    assert_eq!(
+        detail(&r, "fail_to_pass")["tests/test_spoof.py::test_fails"],
+        json!("failed")
+    );
+}

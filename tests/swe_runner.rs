@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use cascade_envs::swe::{NativeBackend, TestBackend, TestJob, SUMMARY_MARKER};
+use cascade_envs::swe::{split_log, NativeBackend, TestBackend, TestJob};
 use cascade_verifiers::testlog::{parse_pytest, TestStatus};
 
 const CONFTEST: &str = r#"
@@ -212,7 +212,7 @@ fn runner_matches_pytest_statuses() {
             timeout: Duration::from_secs(60),
         })
         .unwrap();
-    let summary = run.log.rsplit(SUMMARY_MARKER).next().unwrap();
+    let (_, summary) = split_log(&run.log);
     let statuses = parse_pytest(summary);
     let mut wrong = Vec::new();
     for ((_, want), id) in all.iter().zip(&ids) {

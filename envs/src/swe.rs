@@ -37,7 +37,9 @@ use cascade_verifiers::{FieldError, Reward, Sample};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-pub use backend::{BackendError, TestBackend, TestJob, TestRun, RUNNER_PY, SUMMARY_MARKER};
+pub use backend::{
+    split_log, BackendError, TestBackend, TestJob, TestRun, END_MARKER, RUNNER_PY, SUMMARY_MARKER,
+};
 pub use native::NativeBackend;
 pub use snapshot::{copy_snapshot, DiskTree, SnapshotError};
 
@@ -219,7 +221,7 @@ impl SweEnv {
         ids.dedup();
         let run = if ids.is_empty() {
             TestRun {
-                log: format!("{SUMMARY_MARKER}\n"),
+                log: format!("{SUMMARY_MARKER}\n{END_MARKER}\n"),
                 timed_out: false,
             }
         } else {
@@ -233,10 +235,7 @@ impl SweEnv {
         };
         timings.test = started.elapsed();
 
-        let (body, summary) = match run.log.rfind(SUMMARY_MARKER) {
-            Some(at) => (&run.log[..at], &run.log[at + SUMMARY_MARKER.len()..]),
-            None => (run.log.as_str(), ""),
-        };
+        let (body, summary) = backend::split_log(&run.log);
         let statuses = parse_pytest(summary);
         let f2p = resolve::verdicts(&task.fail_to_pass, &statuses, resolve::Role::FailToPass);
         let p2p = resolve::verdicts(&task.pass_to_pass, &statuses, resolve::Role::PassToPass);

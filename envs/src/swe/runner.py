@@ -36,6 +36,7 @@ import unittest
 import warnings
 
 SUMMARY_MARKER = "=== cascade-runner summary ==="
+END_MARKER = "=== cascade-runner end ==="
 
 
 # --------------------------------------------------------------------------- outcomes
@@ -967,7 +968,11 @@ def main():
     out.write(SUMMARY_MARKER + "\n")
     for node_id, status in results:
         out.write(f"{status} {node_id}\n")
+    out.write(END_MARKER + "\n")
     out.flush()
+    # Skip atexit handlers and lingering threads: nothing a test registered may
+    # print after the summary.
+    os._exit(0)
 
 
 if __name__ == "__main__":
