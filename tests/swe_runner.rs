@@ -97,6 +97,21 @@ def test_approx_and_warns(capsys):
     assert capsys.readouterr().out == "hello\n"
 
 
+@pytest.fixture(params=[1, 2], ids=["one", "two"])
+def num(request):
+    return request.param
+
+
+@pytest.fixture(scope="module", params=["x"])
+def letter(request):
+    return request.param
+
+
+@pytest.mark.parametrize("k", [7])
+def test_fixture_params(num, letter, k):
+    assert (num, letter, k) in ((1, "x", 7), (2, "x", 7))
+
+
 def test_tmp_path(tmp_path):
     (tmp_path / "f.txt").write_text("x")
     assert (tmp_path / "f.txt").read_text() == "x"
@@ -138,7 +153,10 @@ class TestUnit(unittest.TestCase):
         raise RuntimeError("boom")
 "#;
 
-const EXPECTED: [(&str, TestStatus); 23] = [
+const EXPECTED: [(&str, TestStatus); 25] = [
+    // Fixture parameters come before `parametrize` ids; wider scopes first.
+    ("test_fixture_params[x-one-7]", TestStatus::Passed),
+    ("test_fixture_params[x-two-7]", TestStatus::Passed),
     ("test_autouse_fixture_ran", TestStatus::Passed),
     ("test_module_scope_shared_once", TestStatus::Passed),
     ("test_module_scope_shared_twice", TestStatus::Passed),

@@ -95,17 +95,18 @@ def param(*values, id=None, marks=()):
 
 
 class FixtureDef:
-    def __init__(self, func, scope="function", autouse=False, name=None, params=None):
+    def __init__(self, func, scope="function", autouse=False, name=None, params=None, ids=None):
         self.func = func
         self.scope = scope if isinstance(scope, str) else "function"
         self.autouse = autouse
         self.name = name or func.__name__
-        self.params = params
+        self.params = list(params) if params is not None else None
+        self.ids = ids
 
 
 def fixture(func=None, *, scope="function", autouse=False, name=None, params=None, ids=None):
     def wrap(f):
-        f._cascade_fixture = FixtureDef(f, scope, autouse, name, params)
+        f._cascade_fixture = FixtureDef(f, scope, autouse, name, params, ids)
         return f
 
     if func is not None and callable(func):
@@ -459,7 +460,8 @@ class Resolver:
             value = self.builtin(name)
             self.values[name] = value
             return value
-        key = (fdef.scope, id(fdef))
+        # A parametrized wide-scope fixture has one cached value per parameter.
+        key = (fdef.scope, id(fdef), repr(self.indirect.get(name, _NOTSET)))
         if fdef.scope != "function" and key in Resolver.wide_cache:
             value = Resolver.wide_cache[key]
             self.values[name] = value
@@ -660,9 +662,58 @@ def marks_of(*objs):
     return marks
 
 
-def instances(func_marks):
-    """Every (id, values, marks, indirect names) of a test function's parametrization."""
-    sets = [expand_parametrize(m) for m in func_marks if m.name == "parametrize"]
+SCOPE_RANK = {"session": 0, "package": 1, "module": 2, "class": 3, "function": 4}
+
+
+def fixture_param_sets(defs, func, marks, direct):
+    """Parametrization sets from fixtures declared with `params=`, in pytest's order:
+    the fixture closure (autouse, usefixtures, then arguments, then what those need),
+    stably sorted by scope. A name parametrized directly is not a fixture here."""
+    initial = [n for n, d in defs.items() if d.autouse]
+    for m in marks:
+        if m.name == "usefixtures":
+            initial.extend(m.args)
+    initial.extend(fixture_args(func))
+    closure = []
+    for name in initial:
+        if name not in closure and name != "self":
+            closure.append(name)
+    i = 0
+    while i < len(closure):
+        fdef = defs.get(closure[i])
+        if fdef is not None and closure[i] not in direct:
+            for arg in fixture_args(fdef.func):
+                if arg not in closure and arg != "request":
+                    closure.append(arg)
+        i += 1
+    ranked = sorted(
+        (n for n in closure if n in defs and n not in direct),
+        key=lambda n: SCOPE_RANK.get(defs[n].scope, 4))
+    sets = []
+    for name in ranked:
+        fdef = defs[name]
+        if not fdef.params:
+            continue
+        cases = []
+        for k, raw in enumerate(fdef.params):
+            marks_k, explicit = [], None
+            value = raw
+            if isinstance(raw, ParameterSet):
+                value, explicit, marks_k = raw.values[0] if raw.values else None, raw.id, raw.marks
+            if explicit is None and fdef.ids is not None:
+                got = fdef.ids(value) if callable(fdef.ids) else (
+                    fdef.ids[k] if k < len(fdef.ids) else None)
+                explicit = None if got is None else str(got)
+            ident = explicit if explicit is not None else value_id(value, name, k)
+            cases.append((ident, {name: value}, marks_k, [name]))
+        sets.append(cases)
+    return sets
+
+
+def instances(func_marks, fixture_sets=()):
+    """Every (id, values, marks, indirect names) of a test function's parametrization:
+    fixture parameters first, then `parametrize` marks (nearest decorator first)."""
+    sets = list(fixture_sets) + [expand_parametrize(m) for m in func_marks if m.name == "parametrize"]
     if not sets:
         return [("", {}, [], [])]
     out = []
@@ -675,6 +726,27 @@ def instances(func_marks):
             ind.extend(c[3])
         out.append((ident, vals, marks, ind))
     return out
+
+
+def test_defs(module, cls, file_defs):
+    """Fixtures visible to a test: conftest files, then its module, then its class."""
+    defs = dict(file_defs)
+    collect_fixtures(module, defs)
+    if cls is not None:
+        for klass in reversed(cls.__mro__):
+            collect_fixtures(klass, defs)
+    return defs
+
+
+def test_instances(module, cls, raw, file_defs):
+    marks = marks_of(module, cls, raw) if cls is not None else marks_of(module, raw)
+    direct = set()
+    for m in marks:
+        if m.name == "parametrize":
+            for case in expand_parametrize(m):
+                direct.update(case[1])
+    defs = test_defs(module, cls, file_defs)
+    return marks, defs, instances(marks, fixture_param_sets(defs, raw, marks, direct))
 
 
 # ------------------------------------------------------------------------ running
@@ -692,9 +764,9 @@ def run_pytest_style(module, cls, func_name, param_id, file_defs):
     else:
         owner = None
         func = raw = getattr(module, func_name)
-    marks = marks_of(module, cls, raw) if cls is not None else marks_of(module, raw)
+    marks, defs, found = test_instances(module, cls, raw, file_defs)
     chosen = None
-    for inst in instances(marks):
+    for inst in found:
         if inst[0] == param_id:
             chosen = inst
             break
@@ -715,11 +787,6 @@ def run_pytest_style(module, cls, func_name, param_id, file_defs):
             conds = m.args or ((m.kwargs["condition"],) if "condition" in m.kwargs else ())
             if not conds or any(eval_condition(c, module) for c in conds):
                 xfail_mark = m
-    defs = dict(file_defs)
-    collect_fixtures(module, defs)
-    if cls is not None:
-        for klass in reversed(cls.__mro__):
-            collect_fixtures(klass, defs)
     indirect = {n: values.pop(n) for n in ind_names if n in values}
     resolver = Resolver(defs, func_name, indirect)
     wanted = [a for a in fixture_args(func) if a not in values]
@@ -902,6 +969,7 @@ def collect(files):
     for path in files:
         try:
             with captured():
+                file_defs = conftest_fixtures(path)
                 module = import_path(path)
         except BaseException:  # noqa: BLE001 - an unimportable file has no tests
             continue
@@ -913,10 +981,10 @@ def collect(files):
                 for attr in dir(obj):
                     fn = getattr(obj, attr, None)
                     if attr.startswith("test") and callable(fn):
-                        for inst in instances(marks_of(module, obj, fn)):
+                        for inst in test_instances(module, obj, fn, file_defs)[2]:
                             ids.append(f"{path}::{name}::{attr}" + (f"[{inst[0]}]" if inst[0] else ""))
             elif inspect.isfunction(obj) and name.startswith("test"):
-                for inst in instances(marks_of(module, obj)):
+                for inst in test_instances(module, None, obj, file_defs)[2]:
                     ids.append(f"{path}::{name}" + (f"[{inst[0]}]" if inst[0] else ""))
     return ids
 
