@@ -345,3 +345,36 @@ def test_fails():\n    print(FAKE)\n    os.write(1, FAKE.encode())\n    os.write
         json!("failed")
     );
 }
+
+#[test]
+fn native_test_command_log_is_parsed_like_swe_bench() {
+    if !native_usable() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    write(&repo, "calc.py", "def double(x):\n    return x + x + 1\n");
+    write(&repo, "tests/__init__.py", "");
+    write(
+        &repo,
+        "tests/test_u.py",
+        "import unittest\nfrom calc import double\n\nclass T(unittest.TestCase):\n    def test_double(self):\n        self.assertEqual(double(2), 4)\n\n    def test_type(self):\n        self.assertIsInstance(double(1), int)\n",
+    );
+    let env = env_at(
+        dir.path(),
+        &["test_command=python -m unittest -v tests.test_u"],
+    );
+    let fix = "--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def double(x):\n-    return x + x + 1\n+    return x + x\n";
+    let sample = Sample::new(json!({
+        "id": "cmd", "repo": "repo", "response": fix,
+        "fail_to_pass": ["tests.test_u.T.test_double"],
+        "pass_to_pass": ["tests.test_u.T.test_type"],
+    }));
+    let r = env.score(&sample);
+    assert_eq!(r.score, 1.0, "{:?}", r.details);
+    let unfixed = Sample::new(json!({
+        "id": "cmd", "repo": "repo", "response": "",
+        "fail_to_pass": ["tests.test_u.T.test_double"], "pass_to_pass": [],
+    }));
+    assert_eq!(env.score(&unfixed).score, 0.0);
+}

@@ -29,6 +29,9 @@ const MAX_LOG_BYTES: usize = 1 << 20;
 pub struct NativeBackend {
     bwrap: String,
     python: String,
+    /// A test command to run instead of the bundled runner, as argv; `{tests}` expands
+    /// to the test ids, `{python}` to the interpreter.
+    command: Vec<String>,
     resolved_python: OnceLock<Result<Interpreter, String>>,
 }
 
@@ -49,8 +52,36 @@ impl NativeBackend {
         Self {
             bwrap: bwrap.into(),
             python: python.into(),
+            command: Vec::new(),
             resolved_python: OnceLock::new(),
         }
+    }
+
+    /// Runs `command` (e.g. `python -m pytest -rA {tests}`) instead of the bundled
+    /// runner; its output is read as a pytest or unittest log.
+    pub fn with_command(mut self, command: Vec<String>) -> Self {
+        self.command = command;
+        self
+    }
+
+    fn argv(&self, python: &Interpreter, tests: &[String]) -> Vec<String> {
+        let exe = python.executable.display().to_string();
+        if self.command.is_empty() {
+            return vec![
+                exe,
+                "/tmp/runner/runner.py".into(),
+                "/tmp/runner/ids.txt".into(),
+            ];
+        }
+        let mut argv = Vec::new();
+        for part in &self.command {
+            match part.as_str() {
+                "{tests}" => argv.extend(tests.iter().cloned()),
+                "{python}" => argv.push(exe.clone()),
+                _ => argv.push(part.clone()),
+            }
+        }
+        argv
     }
 
     /// The interpreter's real path and prefixes (version shims such as pyenv's need a
@@ -80,6 +111,16 @@ impl NativeBackend {
             })
             .clone()
             .map_err(BackendError::Unavailable)
+    }
+}
+
+/// `PATH` inside the sandbox: the interpreter's own folder first, so `python` and
+/// `python -m pytest` in a test command mean the same interpreter.
+fn search_path(executable: &Path) -> String {
+    let base = "/usr/local/bin:/usr/bin:/bin";
+    match executable.parent() {
+        Some(dir) => format!("{}:{base}", dir.display()),
+        None => base.to_owned(),
     }
 }
 
@@ -116,7 +157,9 @@ impl TestBackend for NativeBackend {
             .arg(&runner_dir)
             .arg("/tmp/runner")
             .args(["--chdir", SANDBOX_REPO, "--clearenv"])
-            .args(["--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin"])
+            .arg("--setenv")
+            .arg("PATH")
+            .arg(search_path(&python.executable))
             .args(["--setenv", "HOME", "/tmp"])
             .args(["--setenv", "PYTHONHASHSEED", "0"])
             .args(["--setenv", "PYTHONDONTWRITEBYTECODE", "1"])
@@ -124,8 +167,7 @@ impl TestBackend for NativeBackend {
             .args(["--setenv", "LC_ALL", "C.UTF-8"])
             .args(["--setenv", "TZ", "UTC"])
             .args(["/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1"])
-            .arg(&python.executable)
-            .args(["/tmp/runner/runner.py", "/tmp/runner/ids.txt"])
+            .args(self.argv(&python, job.tests))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
