@@ -933,7 +933,7 @@ def captured():
     prints can pose as a status line."""
     try:
         buffer = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
-    except OSError:
+    except Exception:  # noqa: BLE001 - any failure here means: no temporary file
         # No writable temporary folder (a WASI guest without one): Python-level only.
         buffer = io.StringIO()
     saved_py = (sys.stdout, sys.stderr)
