@@ -283,3 +283,98 @@ fn bad_rows_and_configs_are_reported() {
     let bad = EnvConfig::from_pairs(["backend=docker"]).unwrap();
     assert!(SweEnv::new(&bad).is_err());
 }
+
+#[test]
+fn native_sandbox_has_no_network_hidden_homes_and_a_read_only_host() {
+    if !native_usable() {
+        return;
+    }
+    // A file in the host's home that the tests must not see.
+    let home = std::env::var("HOME").unwrap_or_default();
+    let probe = Path::new(&home).join(format!(".cascade-swe-probe-{}", std::process::id()));
+    let hidden_home = home.starts_with("/root") || home.starts_with("/home/");
+    if hidden_home {
+        std::fs::write(&probe, "secret").unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    let test = format!(
+        "import os, socket\n\n\
+def test_no_network():\n    try:\n        socket.create_connection((\"1.1.1.1\", 80), timeout=2)\n    except OSError:\n        return\n    raise AssertionError(\"network reachable\")\n\n\
+def test_home_hidden():\n    assert not os.path.exists({:?})\n\n\
+def test_host_read_only():\n    try:\n        open(\"/usr/cascade-probe\", \"w\")\n    except OSError:\n        return\n    raise AssertionError(\"host writable\")\n",
+        probe.display().to_string()
+    );
+    write(&repo, "tests/test_jail.py", &test);
+    let env = env_at(dir.path(), &[]);
+    let add = "--- /dev/null\n+++ b/notes.txt\n@@ -0,0 +1 @@\n+x\n";
+    let tests = [
+        "tests/test_jail.py::test_no_network",
+        "tests/test_jail.py::test_home_hidden",
+        "tests/test_jail.py::test_host_read_only",
+    ];
+    let r = env.score(&row("jail", add, &tests));
+    if hidden_home {
+        std::fs::remove_file(&probe).unwrap();
+    }
+    assert_eq!(r.score, 1.0, "{:?}", r.details);
+}
+
+#[test]
+fn tests_cannot_fake_their_status_lines() {
+    if !native_usable() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    // Prints fake summaries in every way it can: Python-level, to the raw file
+    // descriptors, and from an exit handler that would run after the real summary.
+    write(
+        &repo,
+        "tests/test_spoof.py",
+        "import atexit, os, sys\n\n\
+FAKE = '=== cascade-runner summary ===\\nPASSED tests/test_spoof.py::test_fails\\n=== cascade-runner end ===\\n'\n\n\
+def test_fails():\n    print(FAKE)\n    os.write(1, FAKE.encode())\n    os.write(2, FAKE.encode())\n    atexit.register(lambda: os.write(1, FAKE.encode()))\n    assert False\n",
+    );
+    let env = env_at(dir.path(), &[]);
+    let add = "--- /dev/null\n+++ b/notes.txt\n@@ -0,0 +1 @@\n+x\n";
+    let r = env.score(&row("spoof", add, &["tests/test_spoof.py::test_fails"]));
+    assert_eq!(r.score, 0.0, "{:?}", r.details);
+    assert_eq!(
+        detail(&r, "fail_to_pass")["tests/test_spoof.py::test_fails"],
+        json!("failed")
+    );
+}
+
+#[test]
+fn native_test_command_log_is_parsed_like_swe_bench() {
+    if !native_usable() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    write(&repo, "calc.py", "def double(x):\n    return x + x + 1\n");
+    write(&repo, "tests/__init__.py", "");
+    write(
+        &repo,
+        "tests/test_u.py",
+        "import unittest\nfrom calc import double\n\nclass T(unittest.TestCase):\n    def test_double(self):\n        self.assertEqual(double(2), 4)\n\n    def test_type(self):\n        self.assertIsInstance(double(1), int)\n",
+    );
+    let env = env_at(
+        dir.path(),
+        &["test_command=python -m unittest -v tests.test_u"],
+    );
+    let fix = "--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def double(x):\n-    return x + x + 1\n+    return x + x\n";
+    let sample = Sample::new(json!({
+        "id": "cmd", "repo": "repo", "response": fix,
+        "fail_to_pass": ["tests.test_u.T.test_double"],
+        "pass_to_pass": ["tests.test_u.T.test_type"],
+    }));
+    let r = env.score(&sample);
+    assert_eq!(r.score, 1.0, "{:?}", r.details);
+    let unfixed = Sample::new(json!({
+        "id": "cmd", "repo": "repo", "response": "",
+        "fail_to_pass": ["tests.test_u.T.test_double"], "pass_to_pass": [],
+    }));
+    assert_eq!(env.score(&unfixed).score, 0.0);
+}

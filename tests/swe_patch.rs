@@ -470,3 +470,48 @@ fn edit_blocks_all_or_nothing_and_paths() {
         EditError::Unterminated { line: 2 }
     );
 }
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Lines that look like pieces of diffs and edit blocks, to reach deep paths.
+    fn piece() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("--- a/f".to_owned()),
+            Just("+++ b/f".to_owned()),
+            Just("diff --git a/f b/f".to_owned()),
+            Just("rename from f".to_owned()),
+            Just("rename to g".to_owned()),
+            Just("new file mode 100644".to_owned()),
+            Just("\\ No newline at end of file".to_owned()),
+            Just("<<<<<<< SEARCH".to_owned()),
+            Just("=======".to_owned()),
+            Just(">>>>>>> REPLACE".to_owned()),
+            Just("```diff".to_owned()),
+            Just("```".to_owned()),
+            (0usize..5, 0usize..4, 0usize..5, 0usize..4)
+                .prop_map(|(a, b, c, d)| format!("@@ -{a},{b} +{c},{d} @@")),
+            "[ +-][a-c]{0,3}\r?",
+            ".{0,12}",
+        ]
+    }
+
+    proptest! {
+        // A fixed seed: the same cases on every run, so CI never flakes.
+        #![proptest_config(ProptestConfig {
+            cases: 400,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(6),
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+        #[test]
+        fn parse_and_apply_never_panic(lines in proptest::collection::vec(piece(), 0..24)) {
+            let text = lines.join("\n");
+            let t = tree(&[("f", "a\nb\nc\n"), ("g", "x")]);
+            let _ = parse_patch(&text);
+            let out = apply_response(&text, &t, &ApplyOptions::default());
+            prop_assert!(out.applied || out.changes.is_empty());
+        }
+    }
+}

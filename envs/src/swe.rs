@@ -21,7 +21,9 @@
 //! Settings (`--config key=value`): `backend` (`native`; `wasi` is not built yet),
 //! `fuzz` (default 2, as GNU patch; SWE-bench's last fallback uses 5), `whitespace`
 //! (whitespace-tolerant fallback, default true), `strip` (`-p` level, guessed when
-//! absent), `timeout_s` (default 120), `python`, `bwrap`, `log_chars` (default 2000).
+//! absent), `timeout_s` (default 120), `python`, `bwrap`, `test_command` (`native`
+//! only: run e.g. `python -m pytest -rA {tests}` instead of the bundled runner and
+//! read its log whole, as SWE-bench does), `log_chars` (default 2000).
 
 mod backend;
 mod native;
@@ -32,12 +34,14 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use cascade_verifiers::patch::{apply_diff_text, apply_response, ApplyOptions, ResponseOutcome};
-use cascade_verifiers::testlog::parse_pytest;
+use cascade_verifiers::testlog::{parse_log, parse_pytest};
 use cascade_verifiers::{FieldError, Reward, Sample};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-pub use backend::{BackendError, TestBackend, TestJob, TestRun, RUNNER_PY, SUMMARY_MARKER};
+pub use backend::{
+    split_log, BackendError, TestBackend, TestJob, TestRun, END_MARKER, RUNNER_PY, SUMMARY_MARKER,
+};
 pub use native::NativeBackend;
 pub use snapshot::{copy_snapshot, DiskTree, SnapshotError};
 
@@ -56,6 +60,9 @@ pub struct SweConfig {
     pub timeout_s: f64,
     pub python: String,
     pub bwrap: String,
+    /// `native` only: a test command instead of the bundled runner, e.g.
+    /// `python -m pytest -rA -p no:cacheprovider {tests}` (split on spaces).
+    pub test_command: String,
     pub log_chars: usize,
 }
 
@@ -69,6 +76,7 @@ impl Default for SweConfig {
             timeout_s: 120.0,
             python: "python3".into(),
             bwrap: "bwrap".into(),
+            test_command: String::new(),
             log_chars: 2000,
         }
     }
@@ -102,7 +110,15 @@ impl SweEnv {
             )));
         }
         let backend: Box<dyn TestBackend> = match parsed.backend.as_str() {
-            "native" => Box::new(NativeBackend::new(&parsed.bwrap, &parsed.python)),
+            "native" => Box::new(
+                NativeBackend::new(&parsed.bwrap, &parsed.python).with_command(
+                    parsed
+                        .test_command
+                        .split_whitespace()
+                        .map(str::to_owned)
+                        .collect(),
+                ),
+            ),
             "wasi" => {
                 return Err(invalid(
                     "backend `wasi` is not available in this build yet; use backend=native".into(),
@@ -219,7 +235,7 @@ impl SweEnv {
         ids.dedup();
         let run = if ids.is_empty() {
             TestRun {
-                log: format!("{SUMMARY_MARKER}\n"),
+                log: format!("{SUMMARY_MARKER}\n{END_MARKER}\n"),
                 timed_out: false,
             }
         } else {
@@ -233,11 +249,13 @@ impl SweEnv {
         };
         timings.test = started.elapsed();
 
-        let (body, summary) = match run.log.rfind(SUMMARY_MARKER) {
-            Some(at) => (&run.log[..at], &run.log[at + SUMMARY_MARKER.len()..]),
-            None => (run.log.as_str(), ""),
+        let (body, statuses) = if self.config.test_command.trim().is_empty() {
+            let (body, summary) = backend::split_log(&run.log);
+            (body, parse_pytest(summary))
+        } else {
+            // A foreign command's log is read whole, as SWE-bench reads it.
+            (run.log.as_str(), parse_log(&run.log))
         };
-        let statuses = parse_pytest(summary);
         let f2p = resolve::verdicts(&task.fail_to_pass, &statuses, resolve::Role::FailToPass);
         let p2p = resolve::verdicts(&task.pass_to_pass, &statuses, resolve::Role::PassToPass);
         let resolution = resolve::resolution(&f2p, &p2p);

@@ -12,6 +12,23 @@ pub const RUNNER_PY: &str = include_str!("runner.py");
 /// The line after which the runner prints one `STATUS node_id` line per test.
 pub const SUMMARY_MARKER: &str = "=== cascade-runner summary ===";
 
+/// The line that closes the summary; the runner exits right after it.
+pub const END_MARKER: &str = "=== cascade-runner end ===";
+
+/// Splits a runner log into the failure report and the summary: the summary is the
+/// text between the last end marker and the last summary marker before it. Text a
+/// test printed that imitates the markers comes earlier, so it is never read as the
+/// summary. A log without a complete summary (crash, time limit) has none.
+pub fn split_log(log: &str) -> (&str, &str) {
+    let Some(end) = log.rfind(END_MARKER) else {
+        return (log, "");
+    };
+    match log[..end].rfind(SUMMARY_MARKER) {
+        Some(start) => (&log[..start], &log[start + SUMMARY_MARKER.len()..end]),
+        None => (log, ""),
+    }
+}
+
 /// One test run: the patched working copy, the tests to run, and a time limit.
 pub struct TestJob<'a> {
     /// The working copy (read-write for the tests).

@@ -2,13 +2,15 @@
 //!
 //! The sandbox has no network (all namespaces unshared), sees the host read-only, a
 //! fresh tmpfs at `/tmp`, the working copy read-write at `/tmp/repo` and the runner
-//! read-only at `/tmp/runner`; it dies with its parent. This is weaker isolation than
+//! read-only at `/tmp/runner`; user homes (`/root`, `/home`) are hidden behind empty
+//! tmpfs mounts except for the interpreter's own install folders; it dies with its
+//! parent. This is weaker isolation than
 //! `wasi`: the tests run as native code against the real kernel, so a kernel or
 //! bubblewrap flaw is an escape, and host files readable by the user are readable
 //! by the tests. Use it for repositories that need C extensions or host tools.
 
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::thread;
@@ -27,36 +29,98 @@ const MAX_LOG_BYTES: usize = 1 << 20;
 pub struct NativeBackend {
     bwrap: String,
     python: String,
-    resolved_python: OnceLock<Result<PathBuf, String>>,
+    /// A test command to run instead of the bundled runner, as argv; `{tests}` expands
+    /// to the test ids, `{python}` to the interpreter.
+    command: Vec<String>,
+    resolved_python: OnceLock<Result<Interpreter, String>>,
 }
+
+/// The interpreter as the host sees it: its real executable and the install folders
+/// it needs (a venv's prefix and its base), which may lie under a hidden home.
+#[derive(Debug, Clone)]
+struct Interpreter {
+    executable: PathBuf,
+    prefixes: Vec<PathBuf>,
+}
+
+/// Host folders replaced by an empty tmpfs inside the sandbox: user homes hold
+/// credentials that tests have no business reading.
+const HIDDEN: [&str; 2] = ["/root", "/home"];
 
 impl NativeBackend {
     pub fn new(bwrap: impl Into<String>, python: impl Into<String>) -> Self {
         Self {
             bwrap: bwrap.into(),
             python: python.into(),
+            command: Vec::new(),
             resolved_python: OnceLock::new(),
         }
     }
 
-    /// The interpreter's real path (version shims such as pyenv's need a home and a
-    /// writable state the sandbox does not give them).
-    fn python(&self) -> Result<PathBuf, BackendError> {
+    /// Runs `command` (e.g. `python -m pytest -rA {tests}`) instead of the bundled
+    /// runner; its output is read as a pytest or unittest log.
+    pub fn with_command(mut self, command: Vec<String>) -> Self {
+        self.command = command;
+        self
+    }
+
+    fn argv(&self, python: &Interpreter, tests: &[String]) -> Vec<String> {
+        let exe = python.executable.display().to_string();
+        if self.command.is_empty() {
+            return vec![
+                exe,
+                "/tmp/runner/runner.py".into(),
+                "/tmp/runner/ids.txt".into(),
+            ];
+        }
+        let mut argv = Vec::new();
+        for part in &self.command {
+            match part.as_str() {
+                "{tests}" => argv.extend(tests.iter().cloned()),
+                "{python}" => argv.push(exe.clone()),
+                _ => argv.push(part.clone()),
+            }
+        }
+        argv
+    }
+
+    /// The interpreter's real path and prefixes (version shims such as pyenv's need a
+    /// home and a writable state the sandbox does not give them).
+    fn python(&self) -> Result<Interpreter, BackendError> {
         self.resolved_python
             .get_or_init(|| {
                 let out = Command::new(&self.python)
-                    .args(["-c", "import sys; print(sys.executable)"])
+                    .args([
+                        "-c",
+                        "import sys; print(sys.executable); print(sys.prefix); print(sys.base_prefix)",
+                    ])
                     .stderr(Stdio::null())
                     .output()
                     .map_err(|e| format!("cannot run `{}`: {e}", self.python))?;
-                let path = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-                if !out.status.success() || path.is_empty() {
+                let text = String::from_utf8_lossy(&out.stdout).into_owned();
+                let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+                let Some(executable) = lines.next().filter(|_| out.status.success()) else {
                     return Err(format!("`{}` did not report its executable", self.python));
-                }
-                Ok(PathBuf::from(path))
+                };
+                let mut prefixes: Vec<PathBuf> = lines.map(PathBuf::from).collect();
+                prefixes.dedup();
+                Ok(Interpreter {
+                    executable: PathBuf::from(executable),
+                    prefixes,
+                })
             })
             .clone()
             .map_err(BackendError::Unavailable)
+    }
+}
+
+/// `PATH` inside the sandbox: the interpreter's own folder first, so `python` and
+/// `python -m pytest` in a test command mean the same interpreter.
+fn search_path(executable: &Path) -> String {
+    let base = "/usr/local/bin:/usr/bin:/bin";
+    match executable.parent() {
+        Some(dir) => format!("{}:{base}", dir.display()),
+        None => base.to_owned(),
     }
 }
 
@@ -75,15 +139,27 @@ impl TestBackend for NativeBackend {
         let mut cmd = Command::new(&self.bwrap);
         cmd.args(["--unshare-all", "--die-with-parent", "--new-session"])
             .args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"])
-            .args(["--tmpfs", "/tmp"])
-            .arg("--bind")
+            .args(["--tmpfs", "/tmp"]);
+        for hidden in HIDDEN {
+            if Path::new(hidden).is_dir() {
+                cmd.args(["--tmpfs", hidden]);
+            }
+        }
+        for prefix in &python.prefixes {
+            if HIDDEN.iter().any(|h| prefix.starts_with(h)) {
+                cmd.arg("--ro-bind").arg(prefix).arg(prefix);
+            }
+        }
+        cmd.arg("--bind")
             .arg(job.repo)
             .arg(SANDBOX_REPO)
             .arg("--ro-bind")
             .arg(&runner_dir)
             .arg("/tmp/runner")
             .args(["--chdir", SANDBOX_REPO, "--clearenv"])
-            .args(["--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin"])
+            .arg("--setenv")
+            .arg("PATH")
+            .arg(search_path(&python.executable))
             .args(["--setenv", "HOME", "/tmp"])
             .args(["--setenv", "PYTHONHASHSEED", "0"])
             .args(["--setenv", "PYTHONDONTWRITEBYTECODE", "1"])
@@ -91,8 +167,7 @@ impl TestBackend for NativeBackend {
             .args(["--setenv", "LC_ALL", "C.UTF-8"])
             .args(["--setenv", "TZ", "UTC"])
             .args(["/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1"])
-            .arg(&python)
-            .args(["/tmp/runner/runner.py", "/tmp/runner/ids.txt"])
+            .args(self.argv(&python, job.tests))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

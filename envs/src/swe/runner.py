@@ -13,7 +13,9 @@ indirect parametrization), skip, fail, xfail, importorskip, and the fixtures
 tmp_path, monkeypatch, capsys and request. unittest.TestCase classes run through
 unittest itself; a failing subTest makes the test fail.
 
-Usage: python runner.py IDS_FILE   (one node id per line; cwd = repository root)
+Usage (cwd = repository root):
+    python runner.py IDS_FILE            run the node ids listed one per line
+    python runner.py --collect FILE...   print the node ids the files define
 """
 
 import contextlib
@@ -34,6 +36,7 @@ import unittest
 import warnings
 
 SUMMARY_MARKER = "=== cascade-runner summary ==="
+END_MARKER = "=== cascade-runner end ==="
 
 
 # --------------------------------------------------------------------------- outcomes
@@ -92,17 +95,18 @@ def param(*values, id=None, marks=()):
 
 
 class FixtureDef:
-    def __init__(self, func, scope="function", autouse=False, name=None, params=None):
+    def __init__(self, func, scope="function", autouse=False, name=None, params=None, ids=None):
         self.func = func
         self.scope = scope if isinstance(scope, str) else "function"
         self.autouse = autouse
         self.name = name or func.__name__
-        self.params = params
+        self.params = list(params) if params is not None else None
+        self.ids = ids
 
 
 def fixture(func=None, *, scope="function", autouse=False, name=None, params=None, ids=None):
     def wrap(f):
-        f._cascade_fixture = FixtureDef(f, scope, autouse, name, params)
+        f._cascade_fixture = FixtureDef(f, scope, autouse, name, params, ids)
         return f
 
     if func is not None and callable(func):
@@ -456,7 +460,8 @@ class Resolver:
             value = self.builtin(name)
             self.values[name] = value
             return value
-        key = (fdef.scope, id(fdef))
+        # A parametrized wide-scope fixture has one cached value per parameter.
+        key = (fdef.scope, id(fdef), repr(self.indirect.get(name, _NOTSET)))
         if fdef.scope != "function" and key in Resolver.wide_cache:
             value = Resolver.wide_cache[key]
             self.values[name] = value
@@ -557,7 +562,14 @@ def conftest_fixtures(test_file):
         if not os.path.exists(path):
             continue
         if path not in _conftests:
-            if os.path.exists(os.path.join(folder, "__init__.py")):
+            # Like pytest's default import mode: a conftest outside a package is the
+            # module `conftest` (tests may `from conftest import ...`); a second
+            # such conftest gets a name of its own.
+            existing = sys.modules.get("conftest")
+            same = existing is not None and os.path.abspath(getattr(existing, "__file__", "") or "") == path
+            if same:
+                _conftests[path] = existing
+            elif os.path.exists(os.path.join(folder, "__init__.py")) or existing is None:
                 _conftests[path] = import_path(path)
             else:
                 spec = importlib.util.spec_from_file_location(f"conftest_{len(_conftests)}", path)
@@ -595,8 +607,13 @@ def expand_parametrize(mark):
     if len(mark.args) > 2 and ids is None:
         ids = mark.args[2]
     indirect = mark.kwargs.get("indirect", False)
+    # pytest: one name given as a string takes each value whole; names given as a
+    # list or tuple always unpack each value, even a single name.
     if isinstance(names, str):
         names = [n.strip() for n in names.split(",") if n.strip()]
+        whole = len(names) == 1
+    else:
+        whole = False
     names = list(names)
     cases = []
     for i, raw in enumerate(values):
@@ -604,7 +621,7 @@ def expand_parametrize(mark):
         explicit = None
         if isinstance(raw, ParameterSet):
             vals, explicit, marks = raw.values, raw.id, raw.marks
-        elif len(names) == 1:
+        elif whole:
             vals = (raw,)
         else:
             vals = tuple(raw)
@@ -645,9 +662,58 @@ def marks_of(*objs):
     return marks
 
 
-def instances(func_marks):
-    """Every (id, values, marks, indirect names) of a test function's parametrization."""
-    sets = [expand_parametrize(m) for m in func_marks if m.name == "parametrize"]
+SCOPE_RANK = {"session": 0, "package": 1, "module": 2, "class": 3, "function": 4}
+
+
+def fixture_param_sets(defs, func, marks, direct):
+    """Parametrization sets from fixtures declared with `params=`, in pytest's order:
+    the fixture closure (autouse, usefixtures, then arguments, then what those need),
+    stably sorted by scope. A name parametrized directly is not a fixture here."""
+    initial = [n for n, d in defs.items() if d.autouse]
+    for m in marks:
+        if m.name == "usefixtures":
+            initial.extend(m.args)
+    initial.extend(fixture_args(func))
+    closure = []
+    for name in initial:
+        if name not in closure and name != "self":
+            closure.append(name)
+    i = 0
+    while i < len(closure):
+        fdef = defs.get(closure[i])
+        if fdef is not None and closure[i] not in direct:
+            for arg in fixture_args(fdef.func):
+                if arg not in closure and arg != "request":
+                    closure.append(arg)
+        i += 1
+    ranked = sorted(
+        (n for n in closure if n in defs and n not in direct),
+        key=lambda n: SCOPE_RANK.get(defs[n].scope, 4))
+    sets = []
+    for name in ranked:
+        fdef = defs[name]
+        if not fdef.params:
+            continue
+        cases = []
+        for k, raw in enumerate(fdef.params):
+            marks_k, explicit = [], None
+            value = raw
+            if isinstance(raw, ParameterSet):
+                value, explicit, marks_k = raw.values[0] if raw.values else None, raw.id, raw.marks
+            if explicit is None and fdef.ids is not None:
+                got = fdef.ids(value) if callable(fdef.ids) else (
+                    fdef.ids[k] if k < len(fdef.ids) else None)
+                explicit = None if got is None else str(got)
+            ident = explicit if explicit is not None else value_id(value, name, k)
+            cases.append((ident, {name: value}, marks_k, [name]))
+        sets.append(cases)
+    return sets
+
+
+def instances(func_marks, fixture_sets=()):
+    """Every (id, values, marks, indirect names) of a test function's parametrization:
+    fixture parameters first, then `parametrize` marks (nearest decorator first)."""
+    sets = list(fixture_sets) + [expand_parametrize(m) for m in func_marks if m.name == "parametrize"]
     if not sets:
         return [("", {}, [], [])]
     out = []
@@ -660,6 +726,27 @@ def instances(func_marks):
             ind.extend(c[3])
         out.append((ident, vals, marks, ind))
     return out
+
+
+def test_defs(module, cls, file_defs):
+    """Fixtures visible to a test: conftest files, then its module, then its class."""
+    defs = dict(file_defs)
+    collect_fixtures(module, defs)
+    if cls is not None:
+        for klass in reversed(cls.__mro__):
+            collect_fixtures(klass, defs)
+    return defs
+
+
+def test_instances(module, cls, raw, file_defs):
+    marks = marks_of(module, cls, raw) if cls is not None else marks_of(module, raw)
+    direct = set()
+    for m in marks:
+        if m.name == "parametrize":
+            for case in expand_parametrize(m):
+                direct.update(case[1])
+    defs = test_defs(module, cls, file_defs)
+    return marks, defs, instances(marks, fixture_param_sets(defs, raw, marks, direct))
 
 
 # ------------------------------------------------------------------------ running
@@ -677,9 +764,9 @@ def run_pytest_style(module, cls, func_name, param_id, file_defs):
     else:
         owner = None
         func = raw = getattr(module, func_name)
-    marks = marks_of(module, cls, raw) if cls is not None else marks_of(module, raw)
+    marks, defs, found = test_instances(module, cls, raw, file_defs)
     chosen = None
-    for inst in instances(marks):
+    for inst in found:
         if inst[0] == param_id:
             chosen = inst
             break
@@ -700,11 +787,6 @@ def run_pytest_style(module, cls, func_name, param_id, file_defs):
             conds = m.args or ((m.kwargs["condition"],) if "condition" in m.kwargs else ())
             if not conds or any(eval_condition(c, module) for c in conds):
                 xfail_mark = m
-    defs = dict(file_defs)
-    collect_fixtures(module, defs)
-    if cls is not None:
-        for klass in reversed(cls.__mro__):
-            collect_fixtures(klass, defs)
     indirect = {n: values.pop(n) for n in ind_names if n in values}
     resolver = Resolver(defs, func_name, indirect)
     wanted = [a for a in fixture_args(func) if a not in values]
@@ -778,9 +860,9 @@ def run_unittest(cls, method):
     suite._tearDownPreviousClass(None, result)
     suite._handleModuleTearDown(result)
     if result.errors:
-        return "ERROR", result.errors[0][1]
+        return "ERROR", summarize_traceback(result.errors[0][1])
     if result.failures:
-        return "FAILED", result.failures[0][1]
+        return "FAILED", summarize_traceback(result.failures[0][1])
     if result.unexpectedSuccesses:
         return "FAILED", "unexpected success"
     if result.expectedFailures:
@@ -791,8 +873,30 @@ def run_unittest(cls, method):
 
 
 def short_traceback(e):
-    lines = traceback.format_exception(type(e), e, e.__traceback__)
-    return "".join(lines[-6:])
+    return summarize_traceback("".join(traceback.format_exception(type(e), e, e.__traceback__)))
+
+
+def summarize_traceback(text):
+    """`path:line: Exception: message` for the innermost frame inside the repository.
+
+    Full tracebacks differ between Python versions (caret lines, frame layout), and
+    results must be identical on every machine, so only this much is reported."""
+    root = os.getcwd() + os.sep
+    where = ""
+    lines = text.splitlines()
+    last_frame = -1
+    for i, line in enumerate(lines):
+        m = re.match(r'\s*File "([^"]+)", line (\d+)', line)
+        if m:
+            last_frame = i
+            if m.group(1).startswith(root):
+                where = f"{m.group(1)[len(root):]}:{m.group(2)}: "
+    # The exception line is the first unindented line after the last frame.
+    after = [l for l in lines[last_frame + 1:] if l.strip() and not l.startswith((" ", "\t"))]
+    message = after[0] if after else "error"
+    if len(message) > 300:
+        message = message[:300] + "…"
+    return where + message
 
 
 def run_id(node_id):
@@ -806,8 +910,8 @@ def run_id(node_id):
         at = last.index("[")
         last, param_id = last[:at], last[at + 1:-1]
     names = names[:-1] + [last]
-    module = import_path(path)
     file_defs = conftest_fixtures(path)
+    module = import_path(path)
     obj = module
     cls = None
     for name in names[:-1]:
@@ -827,38 +931,84 @@ def run_id(node_id):
 def captured():
     """Routes the tests' own output away from the real stdout, so nothing a test
     prints can pose as a status line."""
-    buffer = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
+    try:
+        buffer = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
+    except Exception:  # noqa: BLE001 - any failure here means: no temporary file
+        # No writable temporary folder (a WASI guest without one): Python-level only.
+        buffer = io.StringIO()
     saved_py = (sys.stdout, sys.stderr)
-    saved_fds = None
+    saved_fds = []
     try:
         sys.stdout.flush()
         sys.stderr.flush()
-        saved_fds = (os.dup(1), os.dup(2))
-        os.dup2(buffer.fileno(), 1)
-        os.dup2(buffer.fileno(), 2)
-    except (OSError, AttributeError):
-        saved_fds = None
+        for fd in (1, 2):
+            saved_fds.append((fd, os.dup(fd)))
+            os.dup2(buffer.fileno(), fd)
+    except (OSError, AttributeError, io.UnsupportedOperation):
+        # No descriptor duplication (WASI): undo what was done, capture in Python.
+        for fd, saved in saved_fds:
+            try:
+                os.dup2(saved, fd)
+                os.close(saved)
+            except OSError:
+                pass
+        saved_fds = []
     sys.stdout = sys.stderr = buffer
     try:
         yield buffer
     finally:
         sys.stdout, sys.stderr = saved_py
-        if saved_fds is not None:
-            os.dup2(saved_fds[0], 1)
-            os.dup2(saved_fds[1], 2)
-            os.close(saved_fds[0])
-            os.close(saved_fds[1])
+        for fd, saved in saved_fds:
+            os.dup2(saved, fd)
+            os.close(saved)
+
+
+def collect(files):
+    """Node ids of every test the files define, in definition order."""
+    ids = []
+    for path in files:
+        try:
+            with captured():
+                file_defs = conftest_fixtures(path)
+                module = import_path(path)
+        except BaseException:  # noqa: BLE001 - an unimportable file has no tests
+            continue
+        for name, obj in list(vars(module).items()):
+            if inspect.isclass(obj) and issubclass(obj, unittest.TestCase):
+                for method in unittest.TestLoader().getTestCaseNames(obj):
+                    ids.append(f"{path}::{name}::{method}")
+            elif inspect.isclass(obj) and name.startswith("Test") and "__init__" not in vars(obj):
+                for attr in dir(obj):
+                    fn = getattr(obj, attr, None)
+                    if attr.startswith("test") and callable(fn):
+                        for inst in test_instances(module, obj, fn, file_defs)[2]:
+                            ids.append(f"{path}::{name}::{attr}" + (f"[{inst[0]}]" if inst[0] else ""))
+            elif inspect.isfunction(obj) and name.startswith("test"):
+                for inst in test_instances(module, None, obj, file_defs)[2]:
+                    ids.append(f"{path}::{name}" + (f"[{inst[0]}]" if inst[0] else ""))
+    return ids
 
 
 def main():
-    with open(sys.argv[1], encoding="utf-8") as f:
-        ids = [line.strip() for line in f if line.strip()]
+    # `--root DIR` first: WASI guests cannot be started in a working folder, so the
+    # runner moves there itself (wasi-libc emulates chdir).
+    if len(sys.argv) > 2 and sys.argv[1] == "--root":
+        os.chdir(sys.argv[2])
+        del sys.argv[1:3]
     root = os.getcwd()
     sys.path.insert(0, root)
     if os.path.isdir(os.path.join(root, "src")):
         sys.path.insert(1, os.path.join(root, "src"))
     sys.modules["pytest"] = make_pytest_module()
     sys.dont_write_bytecode = True
+    if sys.argv[1] == "--collect":
+        found = collect(sys.argv[2:])
+        print(SUMMARY_MARKER)
+        for node_id in found:
+            print(node_id)
+        return
+    with open(sys.argv[1], encoding="utf-8") as f:
+        ids = [line.strip() for line in f if line.strip()]
     out = sys.stdout
     results = []
     for node_id in ids:
@@ -886,7 +1036,11 @@ def main():
     out.write(SUMMARY_MARKER + "\n")
     for node_id, status in results:
         out.write(f"{status} {node_id}\n")
+    out.write(END_MARKER + "\n")
     out.flush()
+    # Skip atexit handlers and lingering threads: nothing a test registered may
+    # print after the summary.
+    os._exit(0)
 
 
 if __name__ == "__main__":

@@ -154,7 +154,16 @@ impl DiskTree {
                     if self.safe_path(&change.path).is_none() {
                         return Err(SnapshotError::UnsafeWrite(change.path.clone()));
                     }
-                    fs::write(&path, text).map_err(io_err(&path))?;
+                    if let Err(e) = fs::write(&path, text) {
+                        // A read-only file in the snapshot: the copy is ours to change.
+                        if e.kind() != io::ErrorKind::PermissionDenied {
+                            return Err(io_err(&path)(e));
+                        }
+                        use std::os::unix::fs::PermissionsExt;
+                        fs::set_permissions(&path, fs::Permissions::from_mode(0o644))
+                            .and_then(|_| fs::write(&path, text))
+                            .map_err(io_err(&path))?;
+                    }
                     if let Some(mode) = change.mode {
                         use std::os::unix::fs::PermissionsExt;
                         fs::set_permissions(&path, fs::Permissions::from_mode(mode & 0o777))

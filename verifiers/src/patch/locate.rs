@@ -80,8 +80,9 @@ pub fn locate(file: &[Line], hunk: &Hunk, search: &Search) -> Option<Location> {
                 && hunk.old_start.saturating_sub(1) + pattern.len() >= file.len();
             let prefix_fuzz = (fuzz + prefix).saturating_sub(context).min(prefix);
             let suffix_fuzz = (fuzz + suffix).saturating_sub(context).min(suffix);
-            let kept = pattern.len() - prefix_fuzz - suffix_fuzz;
-            let kept_context = (prefix - prefix_fuzz) + (suffix - suffix_fuzz);
+            // A hunk of context only counts its lines as both prefix and suffix.
+            let kept = pattern.len().saturating_sub(prefix_fuzz + suffix_fuzz);
+            let kept_context = (prefix - prefix_fuzz).min(kept) + (suffix - suffix_fuzz).min(kept);
             if kept == 0 || (!has_removals && kept_context == 0 && context > 0) {
                 break;
             }

@@ -405,7 +405,8 @@ fn parse_hunk(lines: &[&str], pos: &mut usize) -> Result<Hunk, ParseError> {
         if !counts_left && !continuation {
             break;
         }
-        let body = &raw[1.min(raw.len())..];
+        // Only reached for an ASCII marker byte, so slicing after it is safe.
+        let body = raw.get(1..).unwrap_or_default();
         let parsed = match line.as_bytes().first() {
             Some(b' ') => Some(HunkLine::Context(body.to_owned())),
             Some(b'-') => Some(HunkLine::Remove(body.to_owned())),
