@@ -128,6 +128,12 @@ fn as_intervals(e: &Expr) -> Option<Vec<Interval>> {
             }
             Some(out)
         }
+        // `x \in [a, b]` (read as `x = [a, b]`).
+        Expr::Relation { sides, ops }
+            if ops == &[RelOp::Eq] && matches!(sides[0], Expr::Var(_)) =>
+        {
+            as_intervals(&sides[1])
+        }
         Expr::Relation { sides, ops } => inequality_interval(sides, ops).map(|i| vec![i]),
         _ => None,
     }
@@ -370,6 +376,30 @@ impl Comparer<'_, '_> {
                     _ => Outcome::NotEqual("unions differ"),
                 }
             }
+            // A vector written as a one-column or one-row matrix against a tuple.
+            (
+                Expr::Matrix(m),
+                Expr::Tuple {
+                    open: '(',
+                    close: ')',
+                    items,
+                },
+                _,
+                _,
+            )
+            | (
+                Expr::Tuple {
+                    open: '(',
+                    close: ')',
+                    items,
+                },
+                Expr::Matrix(m),
+                _,
+                _,
+            ) if m.len() == 1 || m.iter().all(|row| row.len() == 1) => {
+                let flat: Vec<Expr> = m.iter().flatten().cloned().collect();
+                self.ordered(&flat, items, "same vector")
+            }
             (Expr::Matrix(a), Expr::Matrix(b), _, _) => {
                 if a.len() != b.len() || a.iter().zip(b).any(|(x, y)| x.len() != y.len()) {
                     return Outcome::NotEqual("matrix shapes differ");
@@ -490,7 +520,7 @@ impl Comparer<'_, '_> {
             _ => return None,
         };
         let places = numeral.shown_places();
-        if places < MIN_ROUNDED_PLACES || places > 15 || exact_value.has_vars() {
+        if !(MIN_ROUNDED_PLACES..=15).contains(&places) || exact_value.has_vars() {
             return None;
         }
         let target = numeral.value()?;

@@ -175,7 +175,7 @@ fn braced_prefix(body: &str) -> Option<&str> {
 /// Answer phrases, strongest first; each group is searched for its last occurrence.
 const PHRASE_GROUPS: [&[&str]; 2] = [
     &["final answer is", "final answer:", "final answer"],
-    &["the answer is", "answer is", "answer:"],
+    &["the answer is", "answer is", "answer:", "####"],
 ];
 
 fn after_phrase(text: &str) -> Option<String> {
@@ -218,7 +218,48 @@ fn answer_after(rest: &str) -> Option<String> {
     }
     let sentence = sentence_end(line);
     let cleaned = clean(sentence);
-    (!cleaned.is_empty() && cleaned.len() <= 200).then_some(cleaned)
+    looks_like_answer(&cleaned).then_some(cleaned)
+}
+
+/// Words that begin prose rather than an answer ("the answer is not obvious").
+const PROSE_STARTS: [&str; 24] = [
+    "not",
+    "to",
+    "that",
+    "this",
+    "we",
+    "is",
+    "be",
+    "a",
+    "an",
+    "the",
+    "of",
+    "in",
+    "which",
+    "because",
+    "clearly",
+    "obviously",
+    "simply",
+    "given",
+    "as",
+    "and",
+    "so",
+    "then",
+    "if",
+    "when",
+];
+
+/// An expression, or a short phrase that does not start like a sentence.
+fn looks_like_answer(s: &str) -> bool {
+    if s.is_empty() || s.len() > 200 {
+        return false;
+    }
+    if is_bare_expression(s) {
+        return true;
+    }
+    let mut words = s.split_whitespace();
+    let first = words.next().unwrap_or("").to_ascii_lowercase();
+    words.count() < 4 && !PROSE_STARTS.contains(&first.as_str())
 }
 
 /// The line up to the end of its first sentence (". " followed by a capital or end).
@@ -432,6 +473,12 @@ mod tests {
         assert_eq!(
             ext("The answer is 5. Next we check it with 6."),
             Some("5".into())
+        );
+        assert_eq!(ext("work\n#### 1,234"), Some("1,234".into()));
+        assert_eq!(ext("The answer is Tuesday."), Some("Tuesday".into()));
+        assert_eq!(
+            ext("The answer is not obvious at first.\nWe find $x = 7$."),
+            Some("x = 7".into())
         );
     }
 

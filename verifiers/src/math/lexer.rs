@@ -380,12 +380,19 @@ impl Lexer {
         }
         // Thousands: `1,234,567` (outside brackets, no spaces) and `1{,}234`.
         if self.depth == 0 && !digits.is_empty() && digits.len() <= 3 {
-            while self.peek(0) == Some(',')
-                && (1..4).all(|k| self.peek(k).is_some_and(|d| d.is_ascii_digit()))
-                && !self.peek(4).is_some_and(|d| d.is_ascii_digit() || d == '.')
-            {
-                digits.extend(&self.chars[self.pos + 1..self.pos + 4]);
-                self.pos += 4;
+            // `1,000` and MATH's `1,\!000`.
+            loop {
+                let skip = if self.at(",\\!") { 3 } else { 1 };
+                let grouped = self.peek(0) == Some(',')
+                    && (skip..skip + 3).all(|k| self.peek(k).is_some_and(|d| d.is_ascii_digit()))
+                    && !self
+                        .peek(skip + 3)
+                        .is_some_and(|d| d.is_ascii_digit() || d == '.');
+                if !grouped {
+                    break;
+                }
+                digits.extend(&self.chars[self.pos + skip..self.pos + skip + 3]);
+                self.pos += skip + 3;
             }
         }
         while self.at("{,}") && (3..6).all(|k| self.peek(k).is_some_and(|d| d.is_ascii_digit())) {
@@ -472,6 +479,8 @@ mod tests {
         assert_eq!(t.len(), 3);
         let t = tokenize("2.5e-3").unwrap();
         assert!(matches!(&t[0], Tok::Num(n) if n.exp10 == -3 && n.places == 1));
+        let t = tokenize("10,\\!000").unwrap();
+        assert_eq!(num(&t[0]), ("10000".into(), 0));
         let t = tokenize("1\\,000").unwrap();
         assert_eq!(num(&t[0]), ("1000".into(), 0));
     }

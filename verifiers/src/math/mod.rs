@@ -144,7 +144,10 @@ fn decide(answer: &str, gold: &str, budget: &mut Budget, out: &mut MathVerdict) 
     if answer.len() > limits::MAX_ANSWER_BYTES || gold.len() > limits::MAX_ANSWER_BYTES {
         return Outcome::Undecidable(LimitHit::AnswerTooLong);
     }
-    if squash(answer) == squash(gold) && !squash(gold).is_empty() {
+    let squashed = squash(gold);
+    if !squashed.is_empty()
+        && (squash(answer) == squashed || unwrapped_text(answer) == unwrapped_text(gold))
+    {
         return Outcome::Equal("same text");
     }
     let g = match parse(gold) {
@@ -199,6 +202,32 @@ fn squash(s: &str) -> String {
     }
     t = t.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac");
     t.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// Lower-cased text with `\text{…}`-style wrappers (and their braces), spaces and `$`
+/// removed: `\text{A, C}` and `A, C` agree.
+fn unwrapped_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    let mut closers = 0usize;
+    while let Some(c) = rest.chars().next() {
+        let wrapper = ["\\text{", "\\textbf{", "\\mathrm{", "\\mathbf{", "\\mbox{"]
+            .iter()
+            .find(|w| rest.starts_with(**w));
+        if let Some(w) = wrapper {
+            rest = &rest[w.len()..];
+            closers += 1;
+            continue;
+        }
+        rest = &rest[c.len_utf8()..];
+        match c {
+            '}' if closers > 0 => closers -= 1,
+            '$' => {}
+            c if c.is_whitespace() => {}
+            c => out.extend(c.to_lowercase()),
+        }
+    }
+    out
 }
 
 /// Units reduced to one spelling per unit.
