@@ -15,7 +15,7 @@
 
 use num_bigint::BigInt;
 use num_rational::BigRational;
-use num_traits::Zero;
+use num_traits::{Signed, Zero};
 
 use super::exact::{Monomial, Poly, Value};
 use super::expr::{Constant, Expr, Numeral, RelOp};
@@ -84,6 +84,21 @@ fn expand_plus_minus(e: &Expr) -> Option<Vec<Expr>> {
         Expr::Add(vec![(**a).clone(), (**b).clone()]),
         Expr::Add(vec![(**a).clone(), Expr::Neg(b.clone())]),
     ])
+}
+
+/// The items of a set or bare list, with `a ± b` items split in two.
+fn flatten_plus_minus(e: &Expr) -> Option<Vec<Expr>> {
+    let (Expr::List(items) | Expr::Set(items)) = e else {
+        return None;
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        match expand_plus_minus(item) {
+            Some(pair) => out.extend(pair),
+            None => out.push(item.clone()),
+        }
+    }
+    Some(out)
 }
 
 /// An interval with its end points and closedness.
@@ -225,7 +240,10 @@ impl Comparer<'_, '_> {
         if g_ineq || r_ineq {
             return match (as_intervals(g), as_intervals(r)) {
                 (Some(a), Some(b)) => self.interval_sets(&a, &b),
-                _ if g_ineq && r_ineq => self.same_relation(g, r),
+                _ if g_ineq && r_ineq => match self.same_relation(g, r) {
+                    Outcome::Equal(why) => Outcome::Equal(why),
+                    _ => self.scaled_inequalities(g, r),
+                },
                 _ => Outcome::NotEqual("inequality against a different kind of answer"),
             };
         }
@@ -234,7 +252,9 @@ impl Comparer<'_, '_> {
                 (Some(a), Some(b)) if a == b => self.compare(gv, rv),
                 _ => self.proportional_equations(g, r),
             },
-            (Some(gv), None) => self.compare(gv, r),
+            // `x = 5` against `5`; but `7 = 11a + c` is not the value `11a + c`.
+            (Some(gv), None) if equation_variable(g).is_some() => self.compare(gv, r),
+            (Some(_), None) => Outcome::NotEqual("equation against a value"),
             (None, Some(rv)) => self.compare(g, rv),
             (None, None) => Outcome::NotEqual("relations differ"),
         }
@@ -258,6 +278,42 @@ impl Comparer<'_, '_> {
             return self.ordered(gs, &reversed, "same relation");
         }
         Outcome::NotEqual("relation operators differ")
+    }
+
+    /// `l₁ op₁ r₁` against `l₂ op₂ r₂`: equal when `l₁ − r₁ = k·(l₂ − r₂)` with a
+    /// rational `k > 0` and the same operator, or `k < 0` and the flipped one
+    /// (`x < 1` = `-x > -1`).
+    fn scaled_inequalities(&mut self, g: &Expr, r: &Expr) -> Outcome {
+        let (Expr::Relation { sides: gs, ops: go }, Expr::Relation { sides: rs, ops: ro }) = (g, r)
+        else {
+            return Outcome::NotEqual("relations differ");
+        };
+        if gs.len() != 2 || rs.len() != 2 {
+            return Outcome::NotEqual("relations differ");
+        }
+        let result = (|| -> Result<Option<BigRational>, NormalError> {
+            let b = &mut *self.budget;
+            let p = normalize(&gs[0], b)?.sub(&normalize(&gs[1], b)?, b)?;
+            let q = normalize(&rs[0], b)?.sub(&normalize(&rs[1], b)?, b)?;
+            // Only constant denominators keep the sign reasoning valid.
+            let (Some(pd), Some(qd)) = (p.den.as_constant(), q.den.as_constant()) else {
+                return Ok(None);
+            };
+            let n = p.num.mul(&Poly::constant(qd), b)?;
+            let d = q.num.mul(&Poly::constant(pd), b)?;
+            Ok(rational_multiple(&n, &d, b)?)
+        })();
+        match result {
+            Ok(Some(k)) if k.is_positive() && go == ro => {
+                Outcome::Equal("inequalities are positive multiples")
+            }
+            Ok(Some(k)) if k.is_negative() && go[0] == ro[0].flipped() => {
+                Outcome::Equal("inequalities are negative multiples, flipped")
+            }
+            Ok(_) => Outcome::NotEqual("inequalities differ"),
+            Err(NormalError::Limit(l)) => Outcome::Undecidable(l),
+            Err(_) => Outcome::NotEqual("inequality has no normal form"),
+        }
     }
 
     /// `l₁ − r₁ = k·(l₂ − r₂)` for a non-zero constant `k`.
@@ -320,14 +376,10 @@ impl Comparer<'_, '_> {
     fn collections(&mut self, g: &Expr, r: &Expr) -> Outcome {
         let g_pm = expand_plus_minus(g);
         let r_pm = expand_plus_minus(r);
-        let g_items = g_pm.as_deref().or(match g {
-            Expr::List(v) | Expr::Set(v) => Some(v.as_slice()),
-            _ => None,
-        });
-        let r_items = r_pm.as_deref().or(match r {
-            Expr::List(v) | Expr::Set(v) => Some(v.as_slice()),
-            _ => None,
-        });
+        let g_flat = g_pm.or_else(|| flatten_plus_minus(g));
+        let r_flat = r_pm.or_else(|| flatten_plus_minus(r));
+        let g_items = g_flat.as_deref();
+        let r_items = r_flat.as_deref();
         match (g, r, g_items, r_items) {
             (_, _, Some(a), Some(b)) => self.unordered(a, b),
             (
@@ -520,7 +572,7 @@ impl Comparer<'_, '_> {
             _ => return None,
         };
         let places = numeral.shown_places();
-        if !(MIN_ROUNDED_PLACES..=15).contains(&places) || exact_value.has_vars() {
+        if !(MIN_ROUNDED_PLACES..=60).contains(&places) || exact_value.has_vars() {
             return None;
         }
         let target = numeral.value()?;
@@ -569,6 +621,26 @@ fn strip_percent(e: &Expr) -> &Expr {
         Expr::Percent(x) => x,
         other => other,
     }
+}
+
+/// The rational `k ≠ 0` with `n = k·d`, if there is one.
+fn rational_multiple(
+    n: &Poly,
+    d: &Poly,
+    budget: &mut Budget,
+) -> Result<Option<BigRational>, NormalError> {
+    let (Some(nl), Some(dl)) = (n.monomials().next(), d.monomials().next()) else {
+        return Ok(None);
+    };
+    if nl.factors != dl.factors {
+        return Ok(None);
+    }
+    let k = &nl.coeff / &dl.coeff;
+    if k.is_zero() {
+        return Ok(None);
+    }
+    let scaled = d.mul(&Poly::constant(k.clone()), budget)?;
+    Ok(scaled.sub(n, budget)?.is_zero().then_some(k))
 }
 
 /// Whether `n = k·d` for a constant monomial `k ≠ 0`.

@@ -427,7 +427,9 @@ fn is_bare_expression(s: &str) -> bool {
     has_math
 }
 
-const ALLOWED_WORDS: [&str; 8] = ["sqrt", "frac", "pi", "sin", "cos", "tan", "log", "ln"];
+const ALLOWED_WORDS: [&str; 11] = [
+    "sqrt", "frac", "pi", "sin", "cos", "tan", "log", "ln", "percent", "pct", "degrees",
+];
 
 #[cfg(test)]
 mod tests {

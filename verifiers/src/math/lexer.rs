@@ -94,8 +94,10 @@ const DROPPED: [&str; 22] = [
 ];
 
 /// Commands whose braced argument is lexed in place.
-const WRAPPERS: [&str; 11] = [
+const WRAPPERS: [&str; 13] = [
     "text",
+    "textnormal",
+    "hbox",
     "textrm",
     "textbf",
     "textit",
@@ -207,6 +209,10 @@ impl Lexer {
             '/' | '÷' => Tok::Slash,
             '^' => Tok::Caret,
             '_' => Tok::Underscore,
+            '!' if self.peek(0) == Some('=') => {
+                self.pos += 1;
+                Tok::Ne
+            }
             '!' => Tok::Bang,
             ',' => Tok::Comma,
             ';' => Tok::Semicolon,
@@ -270,6 +276,12 @@ impl Lexer {
         }
         if in_text && count == 1 {
             return self.push(Tok::Letter(self.chars[start]));
+        }
+        if matches!(
+            word.to_ascii_lowercase().as_str(),
+            "percent" | "pct" | "percentage"
+        ) {
+            return self.push(Tok::Percent);
         }
         self.push(Tok::Word(word))
     }
