@@ -301,7 +301,7 @@ impl Comparer<'_, '_> {
             };
             let n = p.num.mul(&Poly::constant(qd), b)?;
             let d = q.num.mul(&Poly::constant(pd), b)?;
-            Ok(rational_multiple(&n, &d, b)?)
+            rational_multiple(&n, &d, b)
         })();
         match result {
             Ok(Some(k)) if k.is_positive() && go == ro => {
