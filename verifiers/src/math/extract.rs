@@ -62,7 +62,7 @@ const MAX_BOX_ATTEMPTS: usize = 8;
 
 /// Extracts the final answer from a model response (see the module docs for the order).
 pub fn extract_answer(response: &str) -> Extraction {
-    let text = tail(response, MAX_RESPONSE_BYTES);
+    let text = before_template_tokens(tail(response, MAX_RESPONSE_BYTES));
     if let Some(found) = last_box(text) {
         let cleaned = clean(&found);
         return if cleaned.is_empty() {
@@ -96,6 +96,26 @@ pub fn clean_gold(gold: &str) -> String {
         Some(inner) => clean(&inner),
         None => clean(text),
     }
+}
+
+/// Chat-template tokens after which a response is the model talking to itself.
+const TEMPLATE_TOKENS: [&str; 6] = [
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|endoftext|>",
+    "<|eot_id|>",
+    "<|end|>",
+    "</s>",
+];
+
+/// The response up to the first chat-template token.
+fn before_template_tokens(text: &str) -> &str {
+    let cut = TEMPLATE_TOKENS
+        .iter()
+        .filter_map(|t| text.find(t))
+        .min()
+        .unwrap_or(text.len());
+    &text[..cut]
 }
 
 /// The last `max` bytes of `s`, cut at a character boundary.
@@ -212,12 +232,28 @@ fn answer_after(rest: &str) -> Option<String> {
     } else {
         first
     };
+    let sentence = sentence_end(line);
+    // "Final Answer: The largest $n$ is 34." — the value follows the last " is ".
+    if let Some(at) = sentence.rfind(" is ") {
+        if let Some(found) = first_answer_in(&sentence[at + 4..]) {
+            return Some(found);
+        }
+    }
     if let Some(segment) = math_segments(line).into_iter().next() {
         let cleaned = clean(segment);
         return (!cleaned.is_empty()).then_some(cleaned);
     }
-    let sentence = sentence_end(line);
     let cleaned = clean(sentence);
+    looks_like_answer(&cleaned).then_some(cleaned)
+}
+
+/// The first math segment of `text`, else `text` itself when it looks like an answer.
+fn first_answer_in(text: &str) -> Option<String> {
+    if let Some(segment) = math_segments(text).into_iter().next() {
+        let cleaned = clean(segment);
+        return (!cleaned.is_empty()).then_some(cleaned);
+    }
+    let cleaned = clean(text);
     looks_like_answer(&cleaned).then_some(cleaned)
 }
 
@@ -410,9 +446,8 @@ fn is_bare_expression(s: &str) -> bool {
             continue;
         }
         if !word.is_empty() {
-            let ok = after_backslash
-                || word.chars().count() < 3
-                || ALLOWED_WORDS.contains(&word.as_str());
+            let short = word.chars().count() < 3 && !SHORT_PROSE.contains(&word.as_str());
+            let ok = after_backslash || short || ALLOWED_WORDS.contains(&word.as_str());
             if !ok {
                 return false;
             }
@@ -426,6 +461,11 @@ fn is_bare_expression(s: &str) -> bool {
     }
     has_math
 }
+
+/// Two-letter English words that mark prose, not a product of variables.
+const SHORT_PROSE: [&str; 16] = [
+    "is", "so", "it", "be", "of", "to", "in", "at", "as", "an", "if", "we", "by", "on", "no", "So",
+];
 
 const ALLOWED_WORDS: [&str; 11] = [
     "sqrt", "frac", "pi", "sin", "cos", "tan", "log", "ln", "percent", "pct", "degrees",
@@ -477,6 +517,14 @@ mod tests {
             Some("5".into())
         );
         assert_eq!(ext("work\n#### 1,234"), Some("1,234".into()));
+        assert_eq!(
+            ext("Final Answer: The largest $n$ is 34. I hope it is correct."),
+            Some("34".into())
+        );
+        assert_eq!(
+            ext("so it is 2/3. <|im_start|>user\nWhat is 7?\n\\boxed{7}"),
+            Some("2/3".into())
+        );
         assert_eq!(ext("The answer is Tuesday."), Some("Tuesday".into()));
         assert_eq!(
             ext("The answer is not obvious at first.\nWe find $x = 7$."),
