@@ -479,6 +479,13 @@ const RESPONSES: &[(&str, &str, bool)] = &[
     ("Hence $\\boxed{\\pm 2021}$", "2021", false),
     ("Thus \\boxed{1+\\frac{1}{e}}", "1-\\frac{1}{e}", false),
     ("Thus \\boxed{\\frac{1}{2006!}}", "\\frac{1}{2004!}", false),
+    ("$\\boxed{1}\\boxed{2}$", "1, 2", true),
+    ("is $\\boxed{11,\\! 111,\\! 111,\\! 100}$", "11111111100", true),
+    ("is $\\boxed{32, 349}$", "32349", false),
+    ("Final Answer: The final answer is $10,455$. I hope it is correct.", "10455", true),
+    ("Final Answer: The volume of $ABCDEFGH$ is 120. I hope it is correct.", "120", true),
+    ("Therefore, the probability is 2/3. <|im_start|>user", "\\frac23", true),
+    ("The solution is \\( x \\in (-6, 10) \\). Final Answer: The final answer is \\((-6, 10)\\).", "(-6,10)", true),
 ];
 
 #[test]

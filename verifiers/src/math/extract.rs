@@ -143,11 +143,66 @@ fn last_box(text: &str) -> Option<String> {
             (None, None) => return None,
         };
         if let Some(inner) = box_argument(&text[pos + len..]) {
-            return Some(inner.to_owned());
+            if inner.trim().is_empty() {
+                return Some(String::new());
+            }
+            return Some(with_adjacent_boxes(text, pos, inner));
         }
         end = pos;
     }
     None
+}
+
+/// Boxes written side by side (`\\boxed{1}, \\boxed{2}`, `\\boxed{1} and \\boxed{2}`) are
+/// one answer: their contents joined by commas, in order.
+fn with_adjacent_boxes(text: &str, last_start: usize, last: &str) -> String {
+    let mut parts = vec![last.to_owned()];
+    let mut start = last_start;
+    while parts.len() < MAX_JOINED_BOXES {
+        let Some(prev) = text[..start].rfind("\\boxed") else {
+            break;
+        };
+        let after = &text[prev + 6..];
+        let open = after.len() - after.trim_start_matches([' ', '\t']).len();
+        if !after[open..].starts_with('{') {
+            break;
+        }
+        let Some(inner) = braced_prefix(&after[open + 1..]) else {
+            break;
+        };
+        // `\boxed` + spaces + `{` + inner + `}`
+        let prev_end = prev + 6 + open + 1 + inner.len() + 1;
+        if prev_end > start || inner.trim().is_empty() || !only_separators(&text[prev_end..start]) {
+            break;
+        }
+        parts.push(inner.to_owned());
+        start = prev;
+    }
+    parts.reverse();
+    parts.join(", ")
+}
+
+/// Most boxes joined into one answer.
+const MAX_JOINED_BOXES: usize = 16;
+
+/// Whether the text between two boxes only separates them.
+fn only_separators(between: &str) -> bool {
+    if between.len() > 64 {
+        return false;
+    }
+    let mut rest = between.to_owned();
+    for word in [
+        "\\text{ and }",
+        "\\text{ or }",
+        "\\quad",
+        "\\,",
+        "and",
+        "or",
+    ] {
+        rest = rest.replace(word, " ");
+    }
+    rest.chars()
+        .all(|c| c.is_whitespace() || matches!(c, ',' | ';' | '$'))
 }
 
 /// The argument of a box command: a braced group, or a bare token (`\boxed 5`).
@@ -488,6 +543,17 @@ mod tests {
         assert_eq!(ext("$\\boxed{\\{1,2\\}}$"), Some("\\{1,2\\}".into()));
         assert_eq!(ext("\\fbox{7}"), Some("7".into()));
         assert_eq!(ext("so \\boxed 5 done"), Some("5".into()));
+    }
+
+    #[test]
+    fn adjacent_boxes_are_one_answer() {
+        assert_eq!(ext("$\\boxed{1}\\boxed{2}$"), Some("1, 2".into()));
+        assert_eq!(ext("x = \\boxed{1} and x = \\boxed{2}"), Some("2".into()));
+        assert_eq!(ext("\\boxed{1}, \\boxed{-2}."), Some("1, -2".into()));
+        assert_eq!(
+            ext("\\boxed{3} so on reflection \\boxed{4}"),
+            Some("4".into())
+        );
     }
 
     #[test]

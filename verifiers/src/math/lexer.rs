@@ -394,7 +394,14 @@ impl Lexer {
         if self.depth == 0 && !digits.is_empty() && digits.len() <= 3 {
             // `1,000` and MATH's `1,\!000`.
             loop {
-                let skip = if self.at(",\\!") { 3 } else { 1 };
+                // `,\!` may be followed by a space (`11,\! 111`).
+                let skip = if self.at(",\\! ") {
+                    4
+                } else if self.at(",\\!") {
+                    3
+                } else {
+                    1
+                };
                 let grouped = self.peek(0) == Some(',')
                     && (skip..skip + 3).all(|k| self.peek(k).is_some_and(|d| d.is_ascii_digit()))
                     && !self
@@ -491,6 +498,8 @@ mod tests {
         assert_eq!(t.len(), 3);
         let t = tokenize("2.5e-3").unwrap();
         assert!(matches!(&t[0], Tok::Num(n) if n.exp10 == -3 && n.places == 1));
+        let t = tokenize("11,\\! 111,\\! 100").unwrap();
+        assert_eq!(num(&t[0]), ("11111100".into(), 0));
         let t = tokenize("10,\\!000").unwrap();
         assert_eq!(num(&t[0]), ("10000".into(), 0));
         let t = tokenize("1\\,000").unwrap();
