@@ -13,6 +13,8 @@
 //!   normal form contains an opaque atom; plus the decimal and percentage rules of the
 //!   `math` module docs.
 
+use std::collections::HashMap;
+
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{Signed, Zero};
@@ -52,15 +54,21 @@ pub fn compare_with_known<'e>(
     known: Vec<(&'e Expr, Value)>,
     budget: &mut Budget,
 ) -> Outcome {
+    let known = known
+        .into_iter()
+        .map(|(e, v)| (std::ptr::from_ref(e) as usize, v))
+        .collect();
     Comparer { budget, known }.compare(gold, answer)
 }
 
 /// Fewest digits after the point for the rounding rule to apply.
 pub const MIN_ROUNDED_PLACES: i64 = 2;
 
-struct Comparer<'b, 'e> {
+struct Comparer<'b> {
     budget: &'b mut Budget,
-    known: Vec<(&'e Expr, Value)>,
+    /// Normal forms already computed, keyed by the address of their expression
+    /// (the trees outlive the comparison and are not moved during it).
+    known: HashMap<usize, Value>,
 }
 
 fn is_collection(e: &Expr) -> bool {
@@ -215,8 +223,12 @@ fn equation_variable(e: &Expr) -> Option<&str> {
     }
 }
 
-impl Comparer<'_, '_> {
+impl Comparer<'_> {
     fn compare(&mut self, g: &Expr, r: &Expr) -> Outcome {
+        // Each comparison clones and walks trees: charged so pairings stay bounded.
+        if let Err(limit) = self.budget.charge(20) {
+            return Outcome::Undecidable(limit);
+        }
         match (g, r) {
             (Expr::Text(a), Expr::Text(b)) => {
                 if a == b {
@@ -485,8 +497,16 @@ impl Comparer<'_, '_> {
         if a.len() != b.len() {
             return Outcome::NotEqual("different number of elements");
         }
+        // Identical items pair up first, for free.
         let mut used = vec![false; b.len()];
+        let mut pending = Vec::with_capacity(a.len());
         for x in a {
+            match (0..b.len()).find(|&k| !used[k] && b[k] == *x) {
+                Some(k) => used[k] = true,
+                None => pending.push(x),
+            }
+        }
+        for x in pending {
             let mut found = false;
             for (k, y) in b.iter().enumerate() {
                 if used[k] {
@@ -524,10 +544,13 @@ impl Comparer<'_, '_> {
     }
 
     fn normal(&mut self, e: &Expr) -> Result<Value, NormalError> {
-        match self.known.iter().find(|(k, _)| std::ptr::eq(*k, e)) {
-            Some((_, v)) => Ok(v.clone()),
-            None => normalize(e, self.budget),
+        let key = std::ptr::from_ref(e) as usize;
+        if let Some(v) = self.known.get(&key) {
+            return Ok(v.clone());
         }
+        let v = normalize(e, self.budget)?;
+        self.known.insert(key, v.clone());
+        Ok(v)
     }
 
     fn values(&mut self, g: &Expr, r: &Expr) -> Outcome {
