@@ -152,9 +152,7 @@ fn as_intervals(e: &Expr) -> Option<Vec<Interval>> {
             Some(out)
         }
         // `x \in [a, b]` (read as `x = [a, b]`).
-        Expr::Relation { sides, ops }
-            if ops == &[RelOp::Eq] && matches!(sides[0], Expr::Var(_)) =>
-        {
+        Expr::Relation { sides, ops } if ops == &[RelOp::Eq] && is_name_like(&sides[0]) => {
             as_intervals(&sides[1])
         }
         Expr::Relation { sides, ops } => inequality_interval(sides, ops).map(|i| vec![i]),
@@ -163,8 +161,11 @@ fn as_intervals(e: &Expr) -> Option<Vec<Interval>> {
 }
 
 fn inequality_interval(sides: &[Expr], ops: &[RelOp]) -> Option<Interval> {
-    let var_at = sides.iter().position(|s| matches!(s, Expr::Var(_)))?;
-    if ops.iter().any(|o| matches!(o, RelOp::Eq | RelOp::Ne)) {
+    let var_at = sides.iter().position(is_name_like)?;
+    if ops
+        .iter()
+        .any(|o| matches!(o, RelOp::Eq | RelOp::Ne | RelOp::Approx))
+    {
         return None;
     }
     // Normalise to ascending form: `a < x ≤ b`.
@@ -204,21 +205,51 @@ fn inequality_interval(sides: &[Expr], ops: &[RelOp]) -> Option<Interval> {
     }
 }
 
-/// `x = v` (or a chain `x = … = v`): the final value. Any equation qualifies.
+/// `x = v` (or a chain `x = … = v`): the final value; with `\approx` in the chain, the
+/// side before the first `\approx` (`x = 1/3 \approx 0.33` is `1/3`).
 fn equation_value(e: &Expr) -> Option<&Expr> {
     match e {
-        Expr::Relation { sides, ops } if ops.iter().all(|o| *o == RelOp::Eq) => sides.last(),
+        Expr::Relation { sides, ops }
+            if ops.iter().all(|o| matches!(o, RelOp::Eq | RelOp::Approx)) =>
+        {
+            match ops.iter().position(|o| *o == RelOp::Approx) {
+                Some(k) => sides.get(k),
+                None => sides.last(),
+            }
+        }
         _ => None,
     }
 }
 
-/// The variable name of an equation whose left side is a single variable.
-fn equation_variable(e: &Expr) -> Option<&str> {
+/// Whether an expression only names something: variables combined without numbers
+/// (`x`, `AB`, `f(x)`, `(p, q)`, `|AB|`, `NO/BO`), as on the left of `name = value`.
+fn is_name_like(e: &Expr) -> bool {
+    fn walk(e: &Expr, vars: &mut usize) -> bool {
+        match e {
+            Expr::Var(_) => {
+                *vars += 1;
+                true
+            }
+            Expr::Mul(xs) => xs.iter().all(|x| walk(x, vars)),
+            Expr::Div(a, b) => walk(a, vars) && walk(b, vars),
+            Expr::Abs(x) => walk(x, vars),
+            Expr::Tuple { items, .. } => items.iter().all(|x| walk(x, vars)),
+            _ => false,
+        }
+    }
+    let mut vars = 0;
+    walk(e, &mut vars) && vars > 0
+}
+
+/// The left side, when an equation names what it defines (`x = …`, `f(x) = …`).
+fn equation_variable(e: &Expr) -> Option<&Expr> {
     match e {
-        Expr::Relation { sides, ops } if ops.iter().all(|o| *o == RelOp::Eq) => match &sides[0] {
-            Expr::Var(v) => Some(v),
-            _ => None,
-        },
+        Expr::Relation { sides, ops }
+            if ops.iter().all(|o| matches!(o, RelOp::Eq | RelOp::Approx))
+                && is_name_like(&sides[0]) =>
+        {
+            Some(&sides[0])
+        }
         _ => None,
     }
 }

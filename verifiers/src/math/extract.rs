@@ -63,6 +63,14 @@ const MAX_BOX_ATTEMPTS: usize = 8;
 /// Extracts the final answer from a model response (see the module docs for the order).
 pub fn extract_answer(response: &str) -> Extraction {
     let text = before_template_tokens(tail(response, MAX_RESPONSE_BYTES));
+    // "… \boxed{200} … Final Answer: The final answer is $10,455$." — a final-answer
+    // statement after the last box supersedes it.
+    if let Some(found) = text_after_last_box(text).and_then(final_phrase) {
+        return Extraction::Found {
+            text: found,
+            source: AnswerSource::Phrase,
+        };
+    }
     if let Some(found) = last_box(text) {
         let cleaned = clean(&found);
         return if cleaned.is_empty() {
@@ -196,6 +204,10 @@ fn only_separators(between: &str) -> bool {
         "\\text{ or }",
         "\\quad",
         "\\,",
+        "\\(",
+        "\\)",
+        "\\[",
+        "\\]",
         "and",
         "or",
     ] {
@@ -252,6 +264,25 @@ const PHRASE_GROUPS: [&[&str]; 2] = [
     &["final answer is", "final answer:", "final answer"],
     &["the answer is", "answer is", "answer:", "####"],
 ];
+
+/// The text after the last `\boxed`/`\fbox` command, when there is one.
+fn text_after_last_box(text: &str) -> Option<&str> {
+    let at = text.rfind("\\boxed").max(text.rfind("\\fbox"))?;
+    let rest = &text[at..];
+    let open = rest.find('{')?;
+    let inner = braced_prefix(&rest[open + 1..])?;
+    Some(&rest[open + 1 + inner.len() + 1..])
+}
+
+/// An answer given by a "final answer" phrase (the strongest group only).
+fn final_phrase(text: &str) -> Option<String> {
+    let lower = text.to_ascii_lowercase();
+    let (at, len) = PHRASE_GROUPS[0]
+        .iter()
+        .filter_map(|p| lower.rfind(p).map(|at| (at, p.len())))
+        .max_by_key(|&(at, len)| (at, len))?;
+    answer_after(&text[at + len..])
+}
 
 fn after_phrase(text: &str) -> Option<String> {
     let lower = text.to_ascii_lowercase();
@@ -547,6 +578,14 @@ mod tests {
 
     #[test]
     fn adjacent_boxes_are_one_answer() {
+        assert_eq!(
+            ext("\\(\\boxed{1}\\) and \\(\\boxed{-2}\\)."),
+            Some("1, -2".into())
+        );
+        assert_eq!(
+            ext("so \\boxed{200} then. Final Answer: The final answer is $10,455$. I hope"),
+            Some("10,455".into())
+        );
         assert_eq!(ext("$\\boxed{1}\\boxed{2}$"), Some("1, 2".into()));
         assert_eq!(ext("x = \\boxed{1} and x = \\boxed{2}"), Some("2".into()));
         assert_eq!(ext("\\boxed{1}, \\boxed{-2}."), Some("1, -2".into()));

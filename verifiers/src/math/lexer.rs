@@ -43,6 +43,8 @@ pub enum Tok {
     Semicolon,
     Colon,
     Eq,
+    /// `\approx`: ends the exact part of a chain (`x = 1/3 \approx 0.33`).
+    Approx,
     Ne,
     Lt,
     Le,
@@ -241,7 +243,7 @@ impl Lexer {
             '°' => Tok::Degree,
             '&' => Tok::Amp,
             '\'' | '′' => Tok::Prime,
-            '$' => Tok::Dollar,
+            '$' | '€' | '£' | '¥' => Tok::Dollar,
             'π' => Tok::Cmd("pi".into()),
             '∞' => Tok::Cmd("infty".into()),
             '√' => Tok::Cmd("sqrt".into()),
@@ -264,6 +266,9 @@ impl Lexer {
         let count = self.pos - start;
         if count == 1 && !in_text {
             return self.push(Tok::Letter(self.chars[start]));
+        }
+        if !in_text && word == "or" {
+            return self.push(Tok::Comma);
         }
         if !in_text && (count == 2 || KNOWN_PLAIN_COMMANDS.contains(&word.as_str())) {
             if KNOWN_PLAIN_COMMANDS.contains(&word.as_str()) {
@@ -291,6 +296,11 @@ impl Lexer {
         let Some(c) = self.peek(0) else {
             return self.push(Tok::Other('\\'));
         };
+        // `\\frac` from doubly escaped text is `\frac`, not a row break then `frac`.
+        if c == '\\' && self.peek(1).is_some_and(|d| d.is_ascii_alphabetic()) {
+            self.pos += 1;
+            return self.command();
+        }
         if !c.is_ascii_alphabetic() {
             self.pos += 1;
             let tok = match c {
@@ -333,7 +343,8 @@ impl Lexer {
             "lt" => Tok::Lt,
             "gt" => Tok::Gt,
             "ne" | "neq" => Tok::Ne,
-            "approx" | "doteq" | "equiv" => Tok::Eq,
+            "approx" | "simeq" | "sim" => Tok::Approx,
+            "doteq" | "equiv" => Tok::Eq,
             "vert" | "lvert" | "rvert" | "mid" => Tok::Bar,
             "lbrace" => Tok::LSet,
             "rbrace" => Tok::RSet,
@@ -404,9 +415,7 @@ impl Lexer {
                 };
                 let grouped = self.peek(0) == Some(',')
                     && (skip..skip + 3).all(|k| self.peek(k).is_some_and(|d| d.is_ascii_digit()))
-                    && !self
-                        .peek(skip + 3)
-                        .is_some_and(|d| d.is_ascii_digit() || d == '.');
+                    && !self.peek(skip + 3).is_some_and(|d| d.is_ascii_digit());
                 if !grouped {
                     break;
                 }
@@ -498,6 +507,10 @@ mod tests {
         assert_eq!(t.len(), 3);
         let t = tokenize("2.5e-3").unwrap();
         assert!(matches!(&t[0], Tok::Num(n) if n.exp10 == -3 && n.places == 1));
+        let t = tokenize("1,000.25").unwrap();
+        assert_eq!(num(&t[0]), ("100025".into(), 2));
+        let t = tokenize("\\\\frac").unwrap();
+        assert_eq!(t, vec![Tok::Cmd("frac".into())]);
         let t = tokenize("11,\\! 111,\\! 100").unwrap();
         assert_eq!(num(&t[0]), ("11111100".into(), 0));
         let t = tokenize("10,\\!000").unwrap();

@@ -334,6 +334,7 @@ impl Parser {
     fn rel_op(&self) -> Option<RelOp> {
         Some(match self.peek()? {
             Tok::Eq => RelOp::Eq,
+            Tok::Approx => RelOp::Approx,
             Tok::Ne => RelOp::Ne,
             Tok::Lt => RelOp::Lt,
             Tok::Le => RelOp::Le,
