@@ -213,6 +213,8 @@ fn equation_value(e: &Expr) -> Option<&Expr> {
             if ops.iter().all(|o| matches!(o, RelOp::Eq | RelOp::Approx)) =>
         {
             match ops.iter().position(|o| *o == RelOp::Approx) {
+                // `x \approx 11`: the name is not the value.
+                Some(0) if is_name_like(&sides[0]) => sides.get(1),
                 Some(k) => sides.get(k),
                 None => sides.last(),
             }

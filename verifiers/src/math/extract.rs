@@ -406,7 +406,7 @@ fn last_line_expression(text: &str) -> Option<String> {
         let cleaned = clean(segment);
         return (!cleaned.is_empty()).then_some(cleaned);
     }
-    let line = trimmed.lines().last()?.trim();
+    let line = last_sentences(trimmed.lines().last()?.trim());
     if let Some(segment) = math_segments(line).pop() {
         let cleaned = clean(segment);
         return (!cleaned.is_empty()).then_some(cleaned);
@@ -421,6 +421,24 @@ fn last_line_expression(text: &str) -> Option<String> {
         .max()?;
     let candidate = clean(&line[after + 1..]);
     is_bare_expression(&candidate).then_some(candidate)
+}
+
+/// Longest final line taken whole; a longer one is a paragraph of reasoning, of which
+/// only the last two sentences count (so a stray expression is not picked up).
+const MAX_FINAL_LINE: usize = 400;
+
+fn last_sentences(line: &str) -> &str {
+    if line.len() <= MAX_FINAL_LINE {
+        return line;
+    }
+    let mut cut = line.len();
+    for _ in 0..2 {
+        match line[..cut].trim_end_matches(['.', ' ']).rfind(". ") {
+            Some(at) => cut = at,
+            None => return line,
+        }
+    }
+    line[cut + 1..].trim()
 }
 
 /// Where the display block that ends `text` opens.
@@ -644,6 +662,11 @@ mod tests {
         assert_eq!(ext("so\n$$\n\\frac{3}{4}\n$$"), Some("\\frac{3}{4}".into()));
         assert_eq!(ext("Hence x = 9."), Some("9".into()));
         assert_eq!(ext("The total is 12 apples."), None);
+        let paragraph = format!(
+            "{} Then $t = 8$ hours. Jane started 3 hours ago. I hope it is correct.",
+            "We reason at length about the problem. ".repeat(12)
+        );
+        assert_eq!(ext(&paragraph), None);
         assert_eq!(ext("I think about 17 and then I stop"), None);
         assert_eq!(ext(""), None);
     }
