@@ -613,6 +613,12 @@ impl Parser {
 
     /// A number, possibly the whole part of a mixed number (`3\frac{1}{2}`).
     fn after_number(&mut self, n: Numeral) -> PResult {
+        // `204_5`, `1011_{2}`: a numeral in another base.
+        if n.is_integer_literal() && self.peek() == Some(&Tok::Underscore) {
+            self.pos += 1;
+            let base = self.subscript_text()?;
+            return based_numeral(&n.digits, &base);
+        }
         if n.is_integer_literal() && self.is_cmd("frac") {
             let save = self.pos;
             self.pos += 1;
@@ -836,6 +842,23 @@ impl Parser {
         }
         Err(syntax("unclosed environment name"))
     }
+}
+
+/// The value of `digits` read in `base` (2–36), as a decimal numeral.
+fn based_numeral(digits: &str, base: &str) -> PResult {
+    let radix: u32 = base
+        .parse()
+        .ok()
+        .filter(|b| (2..=36).contains(b))
+        .ok_or_else(|| syntax("numeral base must be 2 to 36"))?;
+    let value = num_bigint::BigUint::parse_bytes(digits.as_bytes(), radix)
+        .ok_or_else(|| syntax("digit outside the numeral's base"))?;
+    Ok(Expr::Num(Numeral {
+        digits: value.to_string(),
+        places: 0,
+        decimal: false,
+        exp10: 0,
+    }))
 }
 
 fn finish_matrix(rows: Vec<Vec<Expr>>) -> PResult {
