@@ -1,15 +1,22 @@
 //! Finds the final answer inside a full model response.
 //!
-//! Priority, first hit wins:
+//! The response is first cut at the first chat-template token (`<|im_start|>`,
+//! `<|im_end|>`, `<|endoftext|>`, …): what follows is the model talking to itself.
+//! Then, first hit wins:
 //! 1. the last `\boxed{…}` / `\fbox{…}` (nested braces; an unclosed box is skipped, an
-//!    empty last box means "no answer" rather than falling back to an earlier one);
+//!    empty last box means "no answer" rather than falling back to an earlier one).
+//!    Boxes written side by side (`\boxed{1}, \boxed{2}`, `\boxed{1} and \boxed{2}`)
+//!    form one answer `1, 2`. Exception: a "final answer" phrase *after* the last
+//!    box ("… \boxed{200} … The final answer is $10,455$.") supersedes it;
 //! 2. the text after the last answer phrase: first "final answer" phrases
-//!    ("final answer is", "final answer:"), then "the answer is" / "answer:" (also in
-//!    `**Answer:**` form); the first math segment after the phrase, else the rest of
-//!    that sentence;
+//!    ("final answer is", "final answer:"), then "the answer is", "answer:" and GSM8K's
+//!    `####` (also in `**Answer:**` form): the value after the sentence's last " is "
+//!    ("Final Answer: The largest $n$ is 34."), else the first math segment after the
+//!    phrase, else the rest of that sentence when it is short and not prose;
 //! 3. the last math segment (`$…$`, `$$…$$`, `\(…\)`, `\[…\]`) on the last non-empty
 //!    line, else that line when it is a bare expression, else what follows its last
-//!    `=` or " is " when that is a bare expression.
+//!    `=` or " is " when that is a bare expression. Of a very long final line only the
+//!    last two sentences count.
 //!
 //! Nothing else: a response without any of these has no answer. We never scan the
 //! reasoning for numbers, so a failed match cannot pick up a stray value.

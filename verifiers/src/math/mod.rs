@@ -28,8 +28,18 @@
 //!   fraction (`25\%` = `0.25` = `\frac14`).
 //! - **Units and degrees.** Unit words (`cm`, `dollars`, `\text{ inches}`, …), currency
 //!   `\$` and `^\circ` are stripped. When both sides carry units they must agree.
-//! - **Equations.** `x = v` compares by `v` against a value; two equations compare as
-//!   equations (proportional `lhs − rhs`). `n = 1, 2, 3` is `n = {1, 2, 3}`.
+//! - **Equations.** `x = v` compares by `v` against a value when its left side only
+//!   names something (`x`, `f(x)`, `(p, q)`, `AB`); `7 = 11a + c` is not the value
+//!   `11a + c`. A chain `x = 2 + 2 = 4` is its last side; with `\approx`, the side before
+//!   it (`x = 1/3 \approx 0.33` is `1/3`). Two equations compare as equations
+//!   (proportional `lhs − rhs`, so `2x+4y-3=0` = `y=-x/2+3/4`). `n = 1, 2, 3` is
+//!   `n = {1, 2, 3}`.
+//! - **Inequalities** in one variable are intervals (`1<x\le2` = `(1,2]`, `x \in [a,b]`
+//!   = `[a,b]`); other inequalities are equal when `lhs − rhs` are positive multiples
+//!   (or negative multiples with the operator flipped: `x<1` = `-x>-1`).
+//! - **Numbers** may use thousands separators (`1,000`, `1{,}000`, `10,\!000`),
+//!   scientific notation (`1.5e3`, `1.5\times10^3`), mixed numbers (`3\frac12`) and
+//!   other bases (`204_5` = 54).
 //! - **Sets** and bare lists are unordered; **tuples, intervals, matrices** ordered.
 //! - `\pm` yields both values, so `\pm 2` ≠ `2`.
 //! - **Multiple choice**: a single capital letter (optionally in parentheses).
@@ -40,7 +50,7 @@ mod exact;
 mod expr;
 mod extract;
 mod lexer;
-mod limits;
+pub mod limits;
 mod normal;
 mod numeric;
 mod parser;
