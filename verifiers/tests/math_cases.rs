@@ -310,6 +310,11 @@ const CASES: &[(&str, &str, bool)] = &[
     ("(B)", "B", true),
     ("B", "C", false),
     ("\\text{(C)}", "C", true),
+    ("B", "(B) 42", true),
+    ("B", "(C) 42", false),
+    ("B", "B. 42", true),
+    ("B", "\\text{(B) } 42", true),
+    ("B", "B: 42", true),
     // text answers
     ("\\text{Tuesday}", "Tuesday", true),
     ("Tuesday", "tuesday", true),

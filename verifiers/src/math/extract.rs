@@ -124,13 +124,19 @@ const TEMPLATE_TOKENS: [&str; 6] = [
 ];
 
 /// The response up to the first chat-template token.
+/// A leading `<|im_start|>assistant` (or other token) opens the turn and is skipped.
 fn before_template_tokens(text: &str) -> &str {
+    let mut body = text.trim_start();
+    while let Some(token) = TEMPLATE_TOKENS.iter().find(|t| body.starts_with(**t)) {
+        body = body[token.len()..].trim_start();
+        body = body.strip_prefix("assistant").unwrap_or(body);
+    }
     let cut = TEMPLATE_TOKENS
         .iter()
-        .filter_map(|t| text.find(t))
+        .filter_map(|t| body.find(t))
         .min()
-        .unwrap_or(text.len());
-    &text[..cut]
+        .unwrap_or(body.len());
+    &body[..cut]
 }
 
 /// The last `max` bytes of `s`, cut at a character boundary.
@@ -599,6 +605,18 @@ mod tests {
         assert_eq!(ext("$\\boxed{\\{1,2\\}}$"), Some("\\{1,2\\}".into()));
         assert_eq!(ext("\\fbox{7}"), Some("7".into()));
         assert_eq!(ext("so \\boxed 5 done"), Some("5".into()));
+    }
+
+    #[test]
+    fn template_tokens() {
+        assert_eq!(
+            ext("<|im_start|>assistant\nso \\boxed{5}<|im_end|>"),
+            Some("5".into())
+        );
+        assert_eq!(
+            ext("\\boxed{5}<|im_end|><|im_start|>user \\boxed{6}"),
+            Some("5".into())
+        );
     }
 
     #[test]

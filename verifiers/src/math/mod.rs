@@ -171,6 +171,16 @@ fn decide(answer: &str, gold: &str, budget: &mut Budget, out: &mut MathVerdict) 
             };
         }
     };
+    // A choice answered as `(B) 42` or `B. 42`: the letter is the answer.
+    if let (Expr::Text(letter), Some(chosen)) = (&g.expr, parser::leading_choice(answer)) {
+        if letter.len() == 1 {
+            return if letter.starts_with(chosen) {
+                Outcome::Equal("same choice")
+            } else {
+                Outcome::NotEqual("different choice")
+            };
+        }
+    }
     let a = match parse(answer) {
         Ok(p) => p,
         Err(ParseError::Limit(l)) => return Outcome::Undecidable(l),

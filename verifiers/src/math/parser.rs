@@ -221,6 +221,28 @@ fn choice_letter(tokens: &[Tok]) -> Option<char> {
     (letter.is_ascii_uppercase() && letter <= 'J').then_some(letter)
 }
 
+/// The choice letter that opens an answer such as `(B) 42`, `B) 42`, `B. 42` or
+/// `\text{(B) } 42`; `None` when the answer does not open with one.
+pub fn leading_choice(answer: &str) -> Option<char> {
+    let s = answer.trim_start();
+    let s = s.strip_prefix("\\text{").unwrap_or(s).trim_start();
+    let (s, parenthesised) = match s.strip_prefix('(') {
+        Some(rest) => (rest, true),
+        None => (s, false),
+    };
+    let mut chars = s.chars();
+    let letter = chars
+        .next()
+        .filter(|c| c.is_ascii_uppercase() && *c <= 'J')?;
+    let after = chars.as_str();
+    let closed = if parenthesised {
+        after.starts_with(')')
+    } else {
+        after.starts_with(')') || after.starts_with(". ") || after.starts_with(":")
+    };
+    closed.then_some(letter)
+}
+
 /// `n = 1, 2, 3` parses as a list whose first item is an equation; read it as
 /// `n = {1, 2, 3}` so that it compares by its right-hand side.
 fn reshape_equation_list(expr: Expr) -> Expr {
