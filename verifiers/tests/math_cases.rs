@@ -310,6 +310,27 @@ const CASES: &[(&str, &str, bool)] = &[
     ("(B)", "B", true),
     ("B", "C", false),
     ("\\text{(C)}", "C", true),
+    (
+        "\\frac{-1\\pm\\sqrt{5}}{2}",
+        "\\frac{-1+\\sqrt5}{2}, \\frac{-1-\\sqrt5}{2}",
+        true,
+    ),
+    ("\\frac{-1\\pm\\sqrt{5}}{2}", "\\frac{-1+\\sqrt5}{2}", false),
+    (
+        "x = \\frac{-1\\pm\\sqrt{5}}{2}",
+        "\\frac{-1\\pm\\sqrt{5}}{2}",
+        true,
+    ),
+    (
+        "\\frac{1\\pm\\sqrt{5}}{2}",
+        "\\frac12 \\pm \\frac{\\sqrt5}{2}",
+        true,
+    ),
+    (
+        "2, \\frac{-1\\pm\\sqrt{5}}{2}",
+        "\\frac{-1-\\sqrt5}{2}, 2, \\frac{-1+\\sqrt5}{2}",
+        true,
+    ),
     ("B", "(B) 42", true),
     ("B", "(C) 42", false),
     ("B", "B. 42", true),

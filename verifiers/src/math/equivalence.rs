@@ -94,16 +94,19 @@ fn expand_plus_minus(e: &Expr) -> Option<Vec<Expr>> {
     ])
 }
 
-/// The items of a set or bare list, with `a ± b` items split in two.
+/// The items of a set or bare list, with `a ± b` items split in two and lifted
+/// alternatives spliced in.
 fn flatten_plus_minus(e: &Expr) -> Option<Vec<Expr>> {
     let (Expr::List(items) | Expr::Set(items)) = e else {
         return None;
     };
     let mut out = Vec::with_capacity(items.len());
     for item in items {
-        match expand_plus_minus(item) {
-            Some(pair) => out.extend(pair),
-            None => out.push(item.clone()),
+        match (expand_plus_minus(item), item) {
+            (Some(pair), _) => out.extend(pair),
+            // Alternatives lifted out of a nested `±` (see `plus_minus`).
+            (None, Expr::List(alternatives)) => out.extend(alternatives.iter().cloned()),
+            (None, _) => out.push(item.clone()),
         }
     }
     Some(out)

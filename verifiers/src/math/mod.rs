@@ -54,6 +54,7 @@ pub mod limits;
 mod normal;
 mod numeric;
 mod parser;
+mod plus_minus;
 mod verifier;
 
 pub use equivalence::Outcome;

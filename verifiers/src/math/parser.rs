@@ -71,7 +71,7 @@ pub fn parse(src: &str) -> Result<Parsed, ParseError> {
         )));
     }
     Ok(Parsed {
-        expr: reshape_equation_list(expr),
+        expr: super::plus_minus::lift(reshape_equation_list(expr)),
         units,
     })
 }
