@@ -238,6 +238,8 @@ fn is_name_like(e: &Expr) -> bool {
             Expr::Mul(xs) => xs.iter().all(|x| walk(x, vars)),
             Expr::Div(a, b) => walk(a, vars) && walk(b, vars),
             Expr::Abs(x) => walk(x, vars),
+            // `f^{-1}(x)`, `x^2`: a named thing to a power still names it.
+            Expr::Pow(base, _) => walk(base, vars),
             Expr::Tuple { items, .. } => items.iter().all(|x| walk(x, vars)),
             _ => false,
         }

@@ -657,6 +657,18 @@ impl Parser {
             }
             self.pos = save;
         }
+        // `0.\overline{3}`, `0.1\overline{6}`: a repeating decimal.
+        if n.decimal && n.exp10 == 0 && self.is_cmd("overline") {
+            if let Some(Tok::Num(block)) = self.peek_at(2).cloned() {
+                if self.peek_at(1) == Some(&Tok::LBrace)
+                    && self.peek_at(3) == Some(&Tok::RBrace)
+                    && block.is_integer_literal()
+                {
+                    self.pos += 4;
+                    return repeating_decimal(n, &block.digits);
+                }
+            }
+        }
         Ok(Expr::Num(n))
     }
 
@@ -726,6 +738,22 @@ impl Parser {
             "pi" => Expr::Const(Constant::Pi),
             "infty" | "inf" | "infinity" => Expr::Const(Constant::Infinity),
             "emptyset" => Expr::Set(Vec::new()),
+            // `\mathbb{R}`: all reals, the interval (-∞, ∞).
+            "mathbb" => {
+                let name = match self.argument()? {
+                    Expr::Var(v) => v,
+                    _ => return Err(syntax("\\mathbb needs a letter")),
+                };
+                if name != "R" {
+                    return Ok(Expr::Var(format!("\\mathbb{{{name}}}")));
+                }
+                let inf = Expr::Const(Constant::Infinity);
+                Expr::Tuple {
+                    open: '(',
+                    close: ')',
+                    items: vec![Expr::Neg(Box::new(inf.clone())), inf],
+                }
+            }
             "frac" => {
                 let num = self.argument()?;
                 let den = self.argument()?;
@@ -789,7 +817,20 @@ impl Parser {
                 self.expect(&Tok::RParen)?;
                 a
             }
-            _ => self.power()?,
+            _ => {
+                // `\sin 2x` is `sin(2x)`; the argument stops at a sign or a function.
+                let mut factors = vec![self.power()?];
+                while matches!(self.peek(), Some(Tok::Letter(_)))
+                    || matches!(self.peek(), Some(Tok::Cmd(c)) if c == "pi")
+                {
+                    factors.push(self.power()?);
+                }
+                if factors.len() == 1 {
+                    factors.pop().unwrap_or(Expr::List(Vec::new()))
+                } else {
+                    Expr::Mul(factors)
+                }
+            }
         };
         let applied = match (f, base) {
             (Func::Log, Some(b)) => Expr::LogBase(Box::new(b), Box::new(arg)),
@@ -864,6 +905,34 @@ impl Parser {
         }
         Err(syntax("unclosed environment name"))
     }
+}
+
+/// `n` followed by the repeating block `block`: `n + block / ((10^k − 1)·10^p)` for a
+/// block of `k` digits after `p` written places.
+fn repeating_decimal(n: Numeral, block: &str) -> PResult {
+    if block.len() > 64 || n.places > 64 {
+        return Err(syntax("repeating block too long"));
+    }
+    let denominator = format!(
+        "{}{}",
+        "9".repeat(block.len()),
+        "0".repeat(n.places as usize)
+    );
+    let integer = |digits: String| {
+        Expr::Num(Numeral {
+            digits,
+            places: 0,
+            decimal: false,
+            exp10: 0,
+        })
+    };
+    Ok(Expr::Add(vec![
+        Expr::Num(n),
+        Expr::Div(
+            Box::new(integer(block.to_owned())),
+            Box::new(integer(denominator)),
+        ),
+    ]))
 }
 
 /// The value of `digits` read in `base` (2–36), as a decimal numeral.
