@@ -530,8 +530,10 @@ impl Comparer<'_> {
         Outcome::Equal(reason)
     }
 
-    /// Multiset equality under equivalence (greedy matching is exact for an equivalence).
+    /// Set equality under equivalence (greedy matching is exact for an equivalence).
+    /// A tuple written twice the same way counts once (`(3,17), (3, 17)` is one pair).
     fn unordered(&mut self, a: &[Expr], b: &[Expr]) -> Outcome {
+        let (a, b) = (distinct(a), distinct(b));
         if a.len() != b.len() {
             return Outcome::NotEqual("different number of elements");
         }
@@ -539,7 +541,7 @@ impl Comparer<'_> {
         let mut used = vec![false; b.len()];
         let mut pending = Vec::with_capacity(a.len());
         for x in a {
-            match (0..b.len()).find(|&k| !used[k] && b[k] == *x) {
+            match (0..b.len()).find(|&k| !used[k] && b[k] == x) {
                 Some(k) => used[k] = true,
                 None => pending.push(x),
             }
@@ -660,6 +662,19 @@ impl Comparer<'_> {
 }
 
 /// `q` rounded to an integer, halves away from zero.
+/// The elements without exact repeats of a tuple, in order. A solution tuple written
+/// twice is one solution; a repeated number may be a multiplicity (`\{1,2,2\}` stays
+/// different from `\{1,2\}`).
+fn distinct(items: &[Expr]) -> Vec<&Expr> {
+    let mut out: Vec<&Expr> = Vec::with_capacity(items.len());
+    for item in items {
+        if !(matches!(item, Expr::Tuple { .. }) && out.contains(&item)) {
+            out.push(item);
+        }
+    }
+    out
+}
+
 fn round_half_away(q: &BigRational) -> BigRational {
     q.round()
 }

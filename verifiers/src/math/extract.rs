@@ -104,12 +104,14 @@ pub fn extract_answer(response: &str) -> Extraction {
     Extraction::NotFound
 }
 
-/// Reads a gold answer: a boxed gold is unboxed, math delimiters are removed.
+/// Reads a gold answer: a boxed gold is unboxed (a solution without a box gives its
+/// "final answer is" statement), math delimiters are removed.
 pub fn clean_gold(gold: &str) -> String {
     let text = tail(gold, MAX_RESPONSE_BYTES);
     match last_box(text) {
         Some(inner) => clean(&inner),
-        None => clean(text),
+        // A worked solution as gold: its "final answer is …" statement.
+        None => final_phrase(text).unwrap_or_else(|| clean(text)),
     }
 }
 
@@ -211,23 +213,37 @@ fn only_separators(between: &str) -> bool {
     if between.len() > 64 {
         return false;
     }
-    let mut rest = between.to_owned();
-    for word in [
-        "\\text{ and }",
-        "\\text{ or }",
-        "\\quad",
-        "\\,",
-        "\\(",
-        "\\)",
-        "\\[",
-        "\\]",
-        "and",
-        "or",
-    ] {
+    let Some(mut rest) = without_connective_text(between) else {
+        return false;
+    };
+    for word in ["\\quad", "\\,", "\\(", "\\)", "\\[", "\\]", "and", "or"] {
         rest = rest.replace(word, " ");
     }
     rest.chars()
         .all(|c| c.is_whitespace() || matches!(c, ',' | ';' | '$'))
+}
+
+/// `between` with its `\text{…}` groups removed, when each only joins answers
+/// (`\text{and}`, `\text{ or }`, `\text{ for part (a) and }`); `None` when one says more.
+fn without_connective_text(between: &str) -> Option<String> {
+    let mut out = String::with_capacity(between.len());
+    let mut rest = between;
+    while let Some(at) = rest.find("\\text{") {
+        out.push_str(&rest[..at]);
+        let body = &rest[at + 6..];
+        let close = body.find('}')?;
+        let connective = body[..close].split_whitespace().all(|w| {
+            matches!(w, "and" | "or" | "for" | "part" | ",")
+                || (w.len() == 3 && w.starts_with('(') && w.ends_with(')'))
+        });
+        if !connective {
+            return None;
+        }
+        out.push(' ');
+        rest = &body[close + 1..];
+    }
+    out.push_str(rest);
+    Some(out)
 }
 
 /// The argument of a box command: a braced group, or a bare token (`\boxed 5`).
@@ -343,7 +359,30 @@ fn answer_after(rest: &str) -> Option<String> {
         return (!cleaned.is_empty()).then_some(cleaned);
     }
     let cleaned = clean(sentence);
-    looks_like_answer(&cleaned).then_some(cleaned)
+    if looks_like_answer(&cleaned) {
+        return Some(cleaned);
+    }
+    // "Final Answer: Jane started growing Sphere 3 hours ago." — the one number in it.
+    lone_number(&cleaned)
+}
+
+/// The only number in a short sentence of prose, if it has exactly one.
+fn lone_number(sentence: &str) -> Option<String> {
+    if sentence.len() > 160 {
+        return None;
+    }
+    let mut numbers = sentence
+        .split_whitespace()
+        .map(|w| w.trim_end_matches(['.', ',', ';', '!', '?']))
+        .map(|w| w.trim_start_matches(['$', '(']))
+        .filter(|w| w.bytes().any(|b| b.is_ascii_digit()));
+    let only = numbers.next()?;
+    let numeric = only.strip_prefix('-').unwrap_or(only);
+    let plain = numeric
+        .bytes()
+        .all(|b| b.is_ascii_digit() || b == b'.' || b == b',' || b == b'%')
+        && numeric.starts_with(|c: char| c.is_ascii_digit());
+    (plain && numbers.next().is_none()).then(|| only.to_owned())
 }
 
 /// The first math segment of `text`, else `text` itself when it looks like an answer.

@@ -323,6 +323,14 @@ impl Lexer {
         if DROPPED.contains(&name.as_str()) {
             return Ok(());
         }
+        // `\quadx_2`: spacing written against the next name (common in scraped golds).
+        if let Some(spacing) = ["qquad", "quad"]
+            .into_iter()
+            .find(|p| name.len() > p.len() && name.starts_with(p))
+        {
+            self.pos = start + spacing.len();
+            return Ok(());
+        }
         if WRAPPERS.contains(&name.as_str()) {
             self.skip_spaces();
             if self.peek(0) == Some('{') {

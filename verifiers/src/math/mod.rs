@@ -23,6 +23,12 @@
 //!   matches `\frac23` but `0.66` does not. The rule is symmetric (a gold `3.14`
 //!   accepts `\pi`). Two decimals are only equal when exactly equal (`0.50` = `0.5`,
 //!   `0.49` ≠ `0.5`).
+//! - **Decimal commas.** A comma is a thousands separator before exactly three digits
+//!   (`1,000`), and otherwise separates list items (`1,22` is the list 1, 22). One
+//!   exception, decided by context: when one side is a single number with one comma
+//!   (`1,22`, `1000,99`, `0,111`) and the other side is a number written with a
+//!   decimal point or a decimal comma, the comma is read as a decimal point, so `1,22`
+//!   = `1.22` but `1,22` ≠ `122` and `1,22` is still the list {1, 22} against `1, 22`.
 //! - **Percentages.** `x\%` means `x/100`. An answer with a percent sign also matches
 //!   the bare number on the other side (`25\%` = `25`), and either side may write the
 //!   fraction (`25\%` = `0.25` = `\frac14`).
@@ -45,6 +51,7 @@
 //! - **Multiple choice**: a single capital letter (optionally in parentheses).
 //! - Text answers compare lower-cased without spaces.
 
+mod decimal_comma;
 mod equivalence;
 mod exact;
 mod expr;
@@ -135,7 +142,18 @@ pub fn equivalent(answer: &str, gold: &str) -> MathVerdict {
         verdict: "wrong",
         reason: String::new(),
     };
-    let outcome = decide(answer, &gold, &mut budget, &mut out);
+    let mut outcome = decide(answer, &gold, &mut budget, &mut out);
+    if let Outcome::NotEqual(_) = outcome {
+        // A lone `1,22` is a list unless the other side is a decimal: then a decimal comma.
+        if let Some((a, g)) = decimal_comma::reading(answer, &gold) {
+            let mut retry = out.clone();
+            let again = decide(&a, &g, &mut budget, &mut retry);
+            if again.is_equal() {
+                outcome = Outcome::Equal("same value with a decimal comma");
+                out = retry;
+            }
+        }
+    }
     match outcome {
         Outcome::Equal(why) => {
             out.correct = true;
