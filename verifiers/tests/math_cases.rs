@@ -474,6 +474,31 @@ const CASES: &[(&str, &str, bool)] = &[
     ("\\{1,2\\}", "(1,2)", false),
     ("x > 3", "3", false),
     ("7", "\\text{seven}", false),
+    // decimal commas: only a lone number against a decimal
+    ("1.22", "1,22", true),
+    ("1000.99", "1000,99", true),
+    ("0,111", "0.111", true),
+    ("1,22", "1.23", false),
+    ("1,22", "122", false),
+    ("1.000", "1,000", false),
+    ("1, 22", "1.22", false),
+    // ratios
+    ("\\frac{7}{32}", "7:32", true),
+    ("A:B = 2:3", "\\frac{2}{3}", true),
+    ("2:3", "3:2", false),
+    ("1:2:3", "1:2:3", true),
+    ("1:2:3", "2:4:6", false),
+    // one-letter units need a space (or ²/³); `5m` stays a product
+    ("5", "5 m", true),
+    ("1000.99", "1,000.99m²", true),
+    ("5", "5m", false),
+    ("5m", "5", false),
+    ("5 \\text{ m}", "5 s", false),
+    ("5", "5 m + n", false),
+    // a solution tuple written twice is one solution; a repeated number is not dropped
+    ("(1,2), (3,4)", "(1,2), (3, 4), (1, 2)", true),
+    ("(1,2), (3,4)", "(1,2), (1, 2)", false),
+    ("1, 2", "1, 2, 2", false),
 ];
 
 #[test]
@@ -539,7 +564,11 @@ const RESPONSES: &[(&str, &str, bool)] = &[
     ("Final Answer: The final answer is $10,455$. I hope it is correct.", "10455", true),
     ("Final Answer: The volume of $ABCDEFGH$ is 120. I hope it is correct.", "120", true),
     ("Therefore, the probability is 2/3. <|im_start|>user", "\\frac23", true),
-    ("The solution is \\( x \\in (-6, 10) \\). Final Answer: The final answer is \\((-6, 10)\\).", "(-6,10)", true),
+    ("The solution is \\( x \\in (-6, 10) \\). Final Answer: The final answer is \\((-6, 10)\\).", "(-6,10)", true),    ("$$\\boxed{(2, 2)} \\quad \\text{and} \\quad \\boxed{(6, 2)}$$", "(6,2), (2,2)", true),
+    ("$$\\boxed{(2, 2)} \\quad \\text{and} \\quad \\boxed{(6, 2)}$$", "(6,2)", false),
+    ("$\\boxed{3} \\text{ is wrong, the answer is } \\boxed{4}$", "4", true),
+    ("Final Answer: Jane started 3 hours ago. I hope it is correct.", "3", true),
+    ("Final Answer: between 3 and 4 hours. I hope it is correct.", "3", false),
 ];
 
 #[test]

@@ -41,8 +41,19 @@ pub fn parse(src: &str) -> Result<Parsed, ParseError> {
     if src.len() > MAX_ANSWER_BYTES {
         return Err(ParseError::Limit(LimitHit::AnswerTooLong));
     }
+    let (src, letter_unit) = split_letter_unit(src);
     let tokens = tokenize(src)?;
-    let (tokens, units) = strip_units(tokens);
+    let (tokens, mut units) = strip_units(tokens);
+    if let Some(unit) = letter_unit {
+        // Only a plain value may carry a one-letter unit: `5 m` is 5 metres, `5 m + n` is not.
+        if tokens
+            .iter()
+            .any(|t| matches!(t, Tok::Letter(_) | Tok::Word(_)))
+        {
+            return Err(ParseError::Syntax("a letter after an expression".into()));
+        }
+        units.push(unit);
+    }
     if tokens.is_empty() {
         return Err(ParseError::Syntax("empty answer".into()));
     }
@@ -58,10 +69,13 @@ pub fn parse(src: &str) -> Result<Parsed, ParseError> {
             units,
         });
     }
+    // In `\{x : x > 0\}` the colon reads "such that"; elsewhere `a:b` is a ratio.
+    let ratios = !tokens.contains(&Tok::LSet);
     let mut p = Parser {
         toks: tokens,
         pos: 0,
         depth: 0,
+        ratios,
     };
     let expr = p.list()?;
     if p.pos != p.toks.len() {
@@ -162,6 +176,36 @@ const UNITS: [&str; 58] = [
 fn is_unit(word: &str) -> bool {
     let lower = word.to_lowercase();
     UNITS.contains(&lower.as_str())
+}
+
+/// One-letter SI units (metres, seconds, grams, hours, litres, newtons, joules, watts,
+/// kelvin, volts).
+const UNIT_LETTERS: [char; 10] = ['m', 's', 'g', 'h', 'L', 'N', 'J', 'W', 'K', 'V'];
+
+/// Splits a trailing one-letter unit off a value: `5 m`, `12.5 s`, `1,000.99m²`. The
+/// letter counts as a unit only when a space separates it from a digit, or when it
+/// carries `²`/`³` (`5m` and `5 m^2` stay a product with the variable `m`).
+fn split_letter_unit(src: &str) -> (&str, Option<String>) {
+    let trimmed = src.trim_end().trim_end_matches(['.', '$']).trim_end();
+    let (body, squared) = match trimmed.strip_suffix(['²', '³']) {
+        Some(b) => (b, true),
+        None => (trimmed, false),
+    };
+    let Some(unit) = body
+        .chars()
+        .next_back()
+        .filter(|c| UNIT_LETTERS.contains(c))
+    else {
+        return (src, None);
+    };
+    let value = &body[..body.len() - unit.len_utf8()];
+    let spaced = value.ends_with(char::is_whitespace);
+    let after_digit = value.trim_end().ends_with(|c: char| c.is_ascii_digit());
+    if after_digit && (spaced || squared) {
+        (value.trim_end(), Some(unit.to_string()))
+    } else {
+        (src, None)
+    }
 }
 
 /// Removes unit words (with a following `^2`/`^3`), currency signs and the words
@@ -273,6 +317,8 @@ struct Parser {
     toks: Vec<Tok>,
     pos: usize,
     depth: usize,
+    /// Whether `a:b` is read as the ratio `a/b`.
+    ratios: bool,
 }
 
 type PResult = Result<Expr, ParseError>;
@@ -368,19 +414,34 @@ impl Parser {
     }
 
     fn relation(&mut self) -> PResult {
-        let first = self.union()?;
+        let first = self.ratio()?;
         let mut sides = vec![first];
         let mut ops = Vec::new();
         while let Some(op) = self.rel_op() {
             self.pos += 1;
             ops.push(op);
-            sides.push(self.union()?);
+            sides.push(self.ratio()?);
         }
         Ok(if ops.is_empty() {
             sides.pop().unwrap_or(Expr::List(Vec::new()))
         } else {
             Expr::Relation { sides, ops }
         })
+    }
+
+    /// `a:b` is the ratio `a/b` (`7:32` = `\frac{7}{32}`, `A:B = 1`); a three-part ratio
+    /// has no single value and is not compared.
+    fn ratio(&mut self) -> PResult {
+        let first = self.union()?;
+        if !self.ratios || self.peek() != Some(&Tok::Colon) {
+            return Ok(first);
+        }
+        self.pos += 1;
+        let second = self.union()?;
+        if self.peek() == Some(&Tok::Colon) {
+            return Err(syntax("ratios of three parts are not compared"));
+        }
+        Ok(Expr::Div(Box::new(first), Box::new(second)))
     }
 
     fn union(&mut self) -> PResult {
