@@ -662,13 +662,11 @@ impl Parser {
             Tok::Num(n) => self.after_number(n)?,
             Tok::Letter(c) => self.letter(c)?,
             Tok::LParen | Tok::LBrack => self.bracketed(tok)?,
+            // Bare braces only group in LaTeX: `{1,3}` renders as the list `1,3`.
             Tok::LBrace => {
                 let inner = self.list()?;
                 self.expect(&Tok::RBrace)?;
-                match inner {
-                    Expr::List(items) => Expr::Set(items),
-                    other => other,
-                }
+                inner
             }
             Tok::LSet => {
                 if self.eat(&Tok::RSet) {
