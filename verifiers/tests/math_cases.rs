@@ -503,6 +503,32 @@ const CASES: &[(&str, &str, bool)] = &[
     ("(1,3)", "{1,3}", true),
     ("(3,1)", "{1,3}", false),
     ("\\{1,3\\}", "{3,1}", true),
+    // matrix arithmetic written out is carried out
+    (
+        "\\begin{pmatrix}6&8\\\\10&12\\end{pmatrix}",
+        "\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}+\\begin{pmatrix}5&6\\\\7&8\\end{pmatrix}",
+        true,
+    ),
+    (
+        "\\begin{pmatrix}6&8\\\\10&13\\end{pmatrix}",
+        "\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}+\\begin{pmatrix}5&6\\\\7&8\\end{pmatrix}",
+        false,
+    ),
+    (
+        "\\begin{pmatrix}19&22\\\\43&50\\end{pmatrix}",
+        "\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}\\begin{pmatrix}5&6\\\\7&8\\end{pmatrix}",
+        true,
+    ),
+    (
+        "\\begin{pmatrix}23&34\\\\31&46\\end{pmatrix}",
+        "\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}\\begin{pmatrix}5&6\\\\7&8\\end{pmatrix}",
+        false,
+    ),
+    (
+        "\\begin{pmatrix}2&4\\\\6&8\\end{pmatrix}",
+        "2\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}",
+        true,
+    ),
 ];
 
 #[test]

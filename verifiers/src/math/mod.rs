@@ -58,6 +58,7 @@ mod expr;
 mod extract;
 mod lexer;
 pub mod limits;
+mod matrix;
 mod normal;
 mod numeric;
 mod parser;

@@ -85,7 +85,7 @@ pub fn parse(src: &str) -> Result<Parsed, ParseError> {
         )));
     }
     Ok(Parsed {
-        expr: super::plus_minus::lift(reshape_equation_list(expr)),
+        expr: super::plus_minus::lift(super::matrix::fold(reshape_equation_list(expr))),
         units,
     })
 }
