@@ -503,6 +503,16 @@ const CASES: &[(&str, &str, bool)] = &[
     ("(1,3)", "{1,3}", true),
     ("(3,1)", "{1,3}", false),
     ("\\{1,3\\}", "{3,1}", true),
+    // inequalities on |x| are unions of intervals
+    ("1\\le|z|\\le 2", "[-2,-1] \\cup [1,2]", true),
+    ("1\\le|z|\\le 2", "[1,2]", false),
+    ("1\\le|z|\\le 2", "[-2,-1) \\cup [1,2]", false),
+    ("|x| < 3", "(-3,3)", true),
+    ("|x| < 3", "[-3,3]", false),
+    ("|x| \\ge 1", "(-\\infty,-1] \\cup [1,\\infty)", true),
+    // subscripts are names, not prose
+    ("S_{MBCN}:S=7:32", "7:32", true),
+    ("S_{MBCN}:S=7:32", "7:31", false),
     // matrix arithmetic written out is carried out
     (
         "\\begin{pmatrix}6&8\\\\10&12\\end{pmatrix}",

@@ -158,9 +158,49 @@ fn as_intervals(e: &Expr) -> Option<Vec<Interval>> {
         Expr::Relation { sides, ops } if ops == &[RelOp::Eq] && is_name_like(&sides[0]) => {
             as_intervals(&sides[1])
         }
-        Expr::Relation { sides, ops } => inequality_interval(sides, ops).map(|i| vec![i]),
+        Expr::Relation { sides, ops } => {
+            abs_intervals(sides, ops).or_else(|| inequality_interval(sides, ops).map(|i| vec![i]))
+        }
         _ => None,
     }
+}
+
+/// An inequality on `|x|` with numeric bounds: `1 \le |z| \le 2` is
+/// `[-2,-1] ∪ [1,2]`, `|x| < 3` is `(-3,3)`, `|x| \ge 1` is `(-∞,-1] ∪ [1,∞)`.
+fn abs_intervals(sides: &[Expr], ops: &[RelOp]) -> Option<Vec<Interval>> {
+    let at = sides.iter().position(is_name_like)?;
+    let Expr::Abs(inner) = &sides[at] else {
+        return None;
+    };
+    if matches!(**inner, Expr::Abs(_)) || !is_name_like(inner) {
+        return None;
+    }
+    let i = inequality_interval(sides, ops)?;
+    let below = i.lo == infinity(true);
+    let above = i.hi == infinity(false);
+    let numeric = |e: &Expr| match e {
+        Expr::Num(_) => true,
+        Expr::Div(a, b) => matches!((&**a, &**b), (Expr::Num(_), Expr::Num(_))),
+        _ => false,
+    };
+    if (!below && !numeric(&i.lo)) || (!above && !numeric(&i.hi)) || (below && above) {
+        return None;
+    }
+    let neg = |e: &Expr| Expr::Neg(Box::new(e.clone()));
+    let zero = matches!(&i.lo, Expr::Num(n) if n.digits.bytes().all(|d| d == b'0'));
+    Some(if below || (zero && i.lo_closed) {
+        vec![interval(neg(&i.hi), i.hi_closed, i.hi, i.hi_closed)]
+    } else if above {
+        vec![
+            interval(infinity(true), false, neg(&i.lo), i.lo_closed),
+            interval(i.lo, i.lo_closed, infinity(false), false),
+        ]
+    } else {
+        vec![
+            interval(neg(&i.hi), i.hi_closed, neg(&i.lo), i.lo_closed),
+            interval(i.lo, i.lo_closed, i.hi, i.hi_closed),
+        ]
+    })
 }
 
 fn inequality_interval(sides: &[Expr], ops: &[RelOp]) -> Option<Interval> {

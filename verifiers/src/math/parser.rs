@@ -90,13 +90,16 @@ pub fn parse(src: &str) -> Result<Parsed, ParseError> {
     })
 }
 
-/// Whether a word of prose remains (environment names such as `pmatrix` do not count).
+/// Whether a word of prose remains (environment names such as `pmatrix` and
+/// subscripts such as `S_{MBCN}` do not count).
 fn has_prose(tokens: &[Tok]) -> bool {
     tokens.iter().enumerate().any(|(k, t)| {
         matches!(t, Tok::Word(_))
             && !(k >= 2
                 && tokens[k - 1] == Tok::LBrace
-                && matches!(&tokens[k - 2], Tok::Cmd(c) if c == "begin" || c == "end"))
+                && (matches!(&tokens[k - 2], Tok::Cmd(c) if c == "begin" || c == "end")
+                    || tokens[k - 2] == Tok::Underscore))
+            && !(k >= 1 && tokens[k - 1] == Tok::Underscore)
     })
 }
 
