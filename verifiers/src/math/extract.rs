@@ -13,13 +13,16 @@
 //!    `####` (also in `**Answer:**` form): the value after the sentence's last " is "
 //!    ("Final Answer: The largest $n$ is 34."), else the first math segment after the
 //!    phrase, else the rest of that sentence when it is short and not prose;
-//! 3. the last math segment (`$…$`, `$$…$$`, `\(…\)`, `\[…\]`) on the last non-empty
+//! 3. a concluding sentence that ends the last line ("Therefore, there are 12
+//!    sequences.", optionally followed by "I hope it is correct."), opens with
+//!    therefore/thus/hence/so, has no math, no negation and exactly one number;
+//! 4. the last math segment (`$…$`, `$$…$$`, `\(…\)`, `\[…\]`) on the last non-empty
 //!    line, else that line when it is a bare expression, else what follows its last
 //!    `=` or " is " when that is a bare expression. Of a very long final line only the
 //!    last two sentences count.
 //!
 //! Nothing else: a response without any of these has no answer. We never scan the
-//! reasoning for numbers, so a failed match cannot pick up a stray value.
+//! reasoning for numbers (step 3 reads only the closing sentence), so a failed match cannot pick up a stray value.
 //! Work is linear in the response length (the scan looks at most at the last
 //! [`MAX_RESPONSE_BYTES`] bytes and tries at most a few unclosed boxes).
 
@@ -95,7 +98,7 @@ pub fn extract_answer(response: &str) -> Extraction {
             source: AnswerSource::Phrase,
         };
     }
-    if let Some(found) = last_line_expression(text) {
+    if let Some(found) = concluding_number(text).or_else(|| last_line_expression(text)) {
         return Extraction::Found {
             text: found,
             source: AnswerSource::LastLine,
@@ -475,6 +478,42 @@ fn last_line_expression(text: &str) -> Option<String> {
     is_bare_expression(&candidate).then_some(candidate)
 }
 
+/// Words that open a concluding sentence.
+const CONCLUSIONS: [&str; 5] = ["therefore", "thus", "hence", "so", "in conclusion"];
+
+/// The one number of the response's concluding sentence ("Therefore, there are 12
+/// sequences."): the last sentence of the last line, or the one before a closing
+/// "I hope it is correct.", when it opens with a conclusion word, holds exactly one
+/// number and no negation. Nothing earlier in the reasoning is looked at.
+fn concluding_number(text: &str) -> Option<String> {
+    let line = text.trim_end().lines().last()?.trim();
+    let mut sentences: Vec<&str> = line
+        .split(". ")
+        .map(|s| s.trim().trim_end_matches('.'))
+        .filter(|s| !s.is_empty())
+        .collect();
+    if sentences
+        .last()
+        .is_some_and(|s| s.to_ascii_lowercase().starts_with("i hope"))
+    {
+        sentences.pop();
+    }
+    let last = *sentences.last()?;
+    // A display block may end the previous sentence: `… \geq 2.$$ Therefore, …`.
+    let sentence = last.rsplit("$$").next().unwrap_or(last).trim();
+    let lower = sentence.to_ascii_lowercase();
+    let opens = CONCLUSIONS.iter().any(|w| {
+        lower
+            .strip_prefix(w)
+            .is_some_and(|rest| rest.starts_with([',', ' ']))
+    });
+    let negated = lower.contains(" not ") || lower.contains("n't ");
+    if !opens || negated || sentence.contains('$') || sentence.contains('\\') {
+        return None;
+    }
+    lone_number(sentence)
+}
+
 /// Longest final line taken whole; a longer one is a paragraph of reasoning, of which
 /// only the last two sentences count (so a stray expression is not picked up).
 const MAX_FINAL_LINE: usize = 400;
@@ -732,6 +771,17 @@ mod tests {
         );
         assert_eq!(ext(&paragraph), None);
         assert_eq!(ext("I think about 17 and then I stop"), None);
+        assert_eq!(
+            ext("So on. Therefore, there are 12 sequences. I hope it is correct."),
+            Some("12".into())
+        );
+        assert_eq!(
+            ext("Thus the error increases by 100%."),
+            Some("100%".into())
+        );
+        assert_eq!(ext("Therefore, it is not 12."), None);
+        assert_eq!(ext("Therefore, 12 or 13."), None);
+        assert_eq!(ext("Therefore, 12. Then we check 13."), None);
         assert_eq!(ext(""), None);
     }
 
