@@ -510,6 +510,11 @@ const CASES: &[(&str, &str, bool)] = &[
     ("|x| < 3", "(-3,3)", true),
     ("|x| < 3", "[-3,3]", false),
     ("|x| \\ge 1", "(-\\infty,-1] \\cup [1,\\infty)", true),
+    // solutions separated by semicolons
+    ("p=5,q=2;p=7,q=2", "(7,2),(5,2)", true),
+    ("p=5,q=2;p=7,q=2", "(5,2),(2,7)", false),
+    ("p=5,q=2;p=7,q=2", "(5,2)", false),
+    ("p=5,q=2;q=7,p=2", "(5,2),(2,7)", false),
     // subscripts are names, not prose
     ("S_{MBCN}:S=7:32", "7:32", true),
     ("S_{MBCN}:S=7:32", "7:31", false),

@@ -41,6 +41,9 @@ pub fn parse(src: &str) -> Result<Parsed, ParseError> {
     if src.len() > MAX_ANSWER_BYTES {
         return Err(ParseError::Limit(LimitHit::AnswerTooLong));
     }
+    if let Some(groups) = solution_groups(src) {
+        return Ok(groups);
+    }
     let (src, letter_unit) = split_letter_unit(src);
     let tokens = tokenize(src)?;
     let (tokens, mut units) = strip_units(tokens);
@@ -288,6 +291,52 @@ pub fn leading_choice(answer: &str) -> Option<char> {
         after.starts_with(')') || after.starts_with(". ") || after.starts_with(":")
     };
     closed.then_some(letter)
+}
+
+/// `p=5,q=2;p=7,q=2`: solutions separated by semicolons, each a list of equations
+/// naming the same unknowns in the same order, are a list of solutions, each the
+/// ordered tuple of its equations (so `p=5,q=2` matches `(5,2)`, not `(2,5)`). `None` when the text is not of that shape.
+fn solution_groups(src: &str) -> Option<Parsed> {
+    if !src.contains(';') {
+        return None;
+    }
+    let mut groups = Vec::new();
+    let mut names: Option<Vec<Expr>> = None;
+    for part in src.split(';') {
+        let parsed = parse_group(part)?;
+        let Expr::List(items) = parsed else {
+            return None;
+        };
+        let lefts = items
+            .iter()
+            .map(|e| match e {
+                Expr::Relation { sides, ops } if ops == &[RelOp::Eq] && sides.len() == 2 => {
+                    matches!(sides[0], Expr::Var(_)).then(|| sides[0].clone())
+                }
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()?;
+        if names.get_or_insert_with(|| lefts.clone()) != &lefts {
+            return None;
+        }
+        groups.push(Expr::Tuple {
+            open: '(',
+            close: ')',
+            items,
+        });
+    }
+    (groups.len() >= 2).then(|| Parsed {
+        expr: Expr::List(groups),
+        units: Vec::new(),
+    })
+}
+
+/// One semicolon-free group, parsed on its own.
+fn parse_group(part: &str) -> Option<Expr> {
+    if part.contains(';') || part.trim().is_empty() {
+        return None;
+    }
+    parse(part).ok().map(|p| p.expr)
 }
 
 /// `n = 1, 2, 3` parses as a list whose first item is an equation; read it as
