@@ -33,7 +33,14 @@
 //!   the bare number on the other side (`25\%` = `25`), and either side may write the
 //!   fraction (`25\%` = `0.25` = `\frac14`).
 //! - **Units and degrees.** Unit words (`cm`, `dollars`, `\text{ inches}`, …), currency
-//!   `\$` and `^\circ` are stripped. When both sides carry units they must agree.
+//!   `\$` and `^\circ` are stripped. When both sides carry units they must agree. A
+//!   one-letter SI unit (`m s g h L N J W K V`) after a plain number counts as a unit
+//!   only when a space separates it (`5 m`) or it carries `²`/`³` (`3m²`); `5m` stays
+//!   the product of 5 and `m`. Degrees never equal radians (`30^\circ` ≠ `\frac{\pi}{6}`,
+//!   as in Math-Verify).
+//! - **Ratios.** `a:b` is `a/b` (`7:32` = `\frac{7}{32}`, `A:B = 2:3` against `2:3`), so
+//!   proportional ratios are equal (`2:4` = `1:2`); inside `\{…\}` the colon reads
+//!   "such that" and is not a ratio; three-part ratios are compared only as text.
 //! - **Equations.** `x = v` compares by `v` against a value when its left side only
 //!   names something (`x`, `f(x)`, `(p, q)`, `AB`); `7 = 11a + c` is not the value
 //!   `11a + c`. A chain `x = 2 + 2 = 4` is its last side; with `\approx`, the side before
@@ -47,6 +54,13 @@
 //!   scientific notation (`1.5e3`, `1.5\times10^3`), mixed numbers (`3\frac12`) and
 //!   other bases (`204_5` = 54).
 //! - **Sets** and bare lists are unordered; **tuples, intervals, matrices** ordered.
+//!   Bare braces only group (`{1,3}` is the list `1, 3`, as LaTeX renders it). A tuple
+//!   listed twice counts once; a repeated number does not (`\{1,2,2\}` ≠ `\{1,2\}`).
+//!   Semicolon-separated solutions naming the same unknowns (`p=5,q=2;p=7,q=2`) are a
+//!   set of tuples (`(5,2),(7,2)`). Inequalities on `|x|` are unions of intervals
+//!   (`1 \le |z| \le 2` = `[-2,-1] ∪ [1,2]`).
+//! - **Matrix arithmetic** written in an answer (`A + B`, `2A`, `AB` with explicit
+//!   matrices up to 8×8) is carried out before comparing.
 //! - `\pm` yields both values, so `\pm 2` ≠ `2`.
 //! - **Multiple choice**: a single capital letter (optionally in parentheses).
 //! - Text answers compare lower-cased without spaces.
