@@ -113,7 +113,9 @@ fn product(factors: &[Expr]) -> Option<Rows> {
             scalar => scalars.push(scalar.clone()),
         }
     }
-    if matrices < 2 && !(matrices == 1 && !scalars.is_empty()) {
+    // Two matrices multiply; one matrix needs a scalar factor to change.
+    let folds = matrices >= 2 || (matrices == 1 && !scalars.is_empty());
+    if !folds {
         return None;
     }
     let m = acc?;
