@@ -10,16 +10,23 @@ use serde::Deserialize;
 const SUITE: &str = include_str!("data/math_verify_cases.jsonl");
 
 /// Cases the verifier must get right (raise it when accuracy improves).
-const MIN_CORRECT: usize = 243;
+const MIN_CORRECT: usize = 255;
 
 /// Deliberate divergences from Math-Verify's expectation, with why. These count as
 /// misses in the accuracy figure but never fail the false-accept check.
-const DIVERGENCES: &[(&str, &str)] = &[(
-    "mv-0187",
-    "set vs relation: Math-Verify rejects `-2 \\le x \\le 7` against gold `x \\in [-2,7]` \
+const DIVERGENCES: &[(&str, &str)] = &[
+    (
+        "mv-0187",
+        "set vs relation: Math-Verify rejects `-2 \\le x \\le 7` against gold `x \\in [-2,7]` \
      (it only accepts the relation when the gold is the relation); issue 3 asks for the \
      same interval either way round",
-)];
+    ),
+    (
+        "mv-0261",
+        "Math-Verify's test records its own false accept of `1 + \\frac{1}{e}` against \
+         `1 - \\frac{1}{e}` (the `\\mathrm{e}` case); issue 3 asks us to reject it",
+    ),
+];
 
 #[derive(Deserialize)]
 struct Case {
