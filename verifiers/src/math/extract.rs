@@ -180,10 +180,14 @@ fn last_box(text: &str) -> Option<String> {
 }
 
 /// Boxes written side by side (`\\boxed{1}, \\boxed{2}`, `\\boxed{1} and \\boxed{2}`) are
-/// one answer: their contents joined by commas, in order.
+/// one answer: their contents joined by commas, in order. Boxes labelled with
+/// different names (`y_1 = \\boxed{a}` and `y_2 = \\boxed{b}`) join as `y_1 = a, y_2 = b`;
+/// the same name twice (`x = \\boxed{1}` … `x = \\boxed{2}`) is a correction, not a list.
 fn with_adjacent_boxes(text: &str, last_start: usize, last: &str) -> String {
     let mut parts = vec![last.to_owned()];
     let mut start = last_start;
+    // Whether the part at `start` already carries its `name =` label.
+    let mut labelled = false;
     while parts.len() < MAX_JOINED_BOXES {
         let Some(prev) = text[..start].rfind("\\boxed") else {
             break;
@@ -198,14 +202,52 @@ fn with_adjacent_boxes(text: &str, last_start: usize, last: &str) -> String {
         };
         // `\boxed` + spaces + `{` + inner + `}`
         let prev_end = prev + 6 + open + 1 + inner.len() + 1;
-        if prev_end > start || inner.trim().is_empty() || !only_separators(&text[prev_end..start]) {
+        if prev_end > start || inner.trim().is_empty() {
             break;
         }
-        parts.push(inner.to_owned());
+        let between = &text[prev_end..start];
+        if only_separators(between) {
+            parts.push(inner.to_owned());
+        } else {
+            // `y_1 = \boxed{a} and y_2 = \boxed{b}`: different names, one answer each.
+            let (Some((rest, name)), Some((_, prev_name))) =
+                (trailing_label(between), trailing_label(&text[..prev]))
+            else {
+                break;
+            };
+            if name == prev_name || !only_separators(rest) {
+                break;
+            }
+            if let Some(current) = parts.last_mut() {
+                if !labelled {
+                    *current = format!("{name} = {current}");
+                }
+            }
+            parts.push(format!("{prev_name} = {inner}"));
+            labelled = true;
+            start = prev;
+            continue;
+        }
+        labelled = false;
         start = prev;
     }
     parts.reverse();
     parts.join(", ")
+}
+
+/// The name that `text` ends by defining (`… and \\( y_2 =` → `y_2`) and the text
+/// before it; `None` unless it ends with a short name and `=`.
+fn trailing_label(text: &str) -> Option<(&str, &str)> {
+    let body = text.trim_end().strip_suffix('=')?.trim_end();
+    let start = body
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| c.is_ascii_alphanumeric() || matches!(c, '_' | '{' | '}'))
+        .last()?
+        .0;
+    let name = &body[start..];
+    let named = name.len() <= 12 && name.starts_with(|c: char| c.is_ascii_alphabetic());
+    named.then_some((&body[..start], name))
 }
 
 /// Most boxes joined into one answer.
@@ -708,6 +750,18 @@ mod tests {
             Some("10,455".into())
         );
         assert_eq!(ext("$\\boxed{1}\\boxed{2}$"), Some("1, 2".into()));
+        assert_eq!(
+            ext("\\(y_1 = \\boxed{a} \\) and \\( y_2 = \\boxed{b}\\)"),
+            Some("y_1 = a, y_2 = b".into())
+        );
+        assert_eq!(
+            ext("$\\boxed{(2, 2)} \\quad \\text{and} \\quad \\boxed{(6, 2)}$"),
+            Some("(2, 2), (6, 2)".into())
+        );
+        assert_eq!(
+            ext("\\boxed{3} \\text{is wrong; so} \\boxed{4}"),
+            Some("4".into())
+        );
         assert_eq!(ext("x = \\boxed{1} and x = \\boxed{2}"), Some("2".into()));
         assert_eq!(ext("\\boxed{1}, \\boxed{-2}."), Some("1, -2".into()));
         assert_eq!(
