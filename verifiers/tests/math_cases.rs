@@ -520,6 +520,16 @@ const CASES: &[(&str, &str, bool)] = &[
     ("S_{MBCN}:S=7:32", "7:31", false),
     // matrix arithmetic written out is carried out
     (
+        "\\begin{pmatrix}x+1&x+1\\\\x+1&x+1\\end{pmatrix}",
+        "\\begin{pmatrix}1&1\\\\1&1\\end{pmatrix}\\begin{pmatrix}x+1&0\\\\0&x+1\\end{pmatrix}",
+        true,
+    ),
+    (
+        "\\begin{pmatrix}a\\\\b\\end{pmatrix}",
+        "\\begin{pmatrix}b\\\\a\\end{pmatrix}",
+        false,
+    ),
+    (
         "\\begin{pmatrix}6&8\\\\10&12\\end{pmatrix}",
         "\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}+\\begin{pmatrix}5&6\\\\7&8\\end{pmatrix}",
         true,

@@ -243,6 +243,8 @@ fn trailing_label(text: &str) -> Option<(&str, &str)> {
         .char_indices()
         .rev()
         .take_while(|(_, c)| c.is_ascii_alphanumeric() || matches!(c, '_' | '{' | '}'))
+        // One past the longest name, so a long run of letters is rejected cheaply.
+        .take(13)
         .last()?
         .0;
     let name = &body[start..];
@@ -528,7 +530,8 @@ const CONCLUSIONS: [&str; 5] = ["therefore", "thus", "hence", "so", "in conclusi
 /// "I hope it is correct.", when it opens with a conclusion word, holds exactly one
 /// number and no negation. Nothing earlier in the reasoning is looked at.
 fn concluding_number(text: &str) -> Option<String> {
-    let line = text.trim_end().lines().last()?.trim();
+    // The closing sentences live in the last few hundred bytes of the line.
+    let line = tail(text.trim_end().lines().last()?.trim(), 2048);
     let mut sentences: Vec<&str> = line
         .split(". ")
         .map(|s| s.trim().trim_end_matches('.'))

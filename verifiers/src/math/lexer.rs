@@ -296,8 +296,13 @@ impl Lexer {
         let Some(c) = self.peek(0) else {
             return self.push(Tok::Other('\\'));
         };
-        // `\\frac` from doubly escaped text is `\frac`, not a row break then `frac`.
-        if c == '\\' && self.peek(1).is_some_and(|d| d.is_ascii_alphabetic()) {
+        // `\\frac` from doubly escaped text is `\frac`, not a row break then `frac`; but
+        // `\\x+1` (one letter) is a row break before `x`: no math command is one letter.
+        let letters = (1..)
+            .take_while(|&k| self.peek(k).is_some_and(|d| d.is_ascii_alphabetic()))
+            .take(2)
+            .count();
+        if c == '\\' && letters >= 2 {
             self.pos += 1;
             return self.command();
         }
