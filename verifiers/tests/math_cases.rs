@@ -474,6 +474,13 @@ const CASES: &[(&str, &str, bool)] = &[
     ("\\{1,2\\}", "(1,2)", false),
     ("x > 3", "3", false),
     ("7", "\\text{seven}", false),
+    // long decimals as programs print them, against irrational values
+    ("4.123105625617661", "\\sqrt{17}", true),
+    ("4.123105625617669", "\\sqrt{17}", false),
+    ("\\sqrt{2}", "1.4142135623730951", true),
+    ("\\sqrt{2}", "1.4142135623730959", false),
+    ("\\pi", "3.141592653589792", false),
+    ("\\sqrt{2}", "1.4142135623730950488016887", false),
     // decimal commas: only a lone number against a decimal
     ("1.22", "1,22", true),
     ("1000.99", "1000,99", true),

@@ -687,7 +687,7 @@ impl Comparer<'_> {
             None => {
                 let v = numeric::constant_value(exact_expr, self.budget)?;
                 if places > 12 {
-                    return None;
+                    return Some(long_decimal(v, &target, places));
                 }
                 let scaled = v * 10f64.powi(places as i32);
                 BigRational::from_float(scaled.round())?
@@ -701,7 +701,6 @@ impl Comparer<'_> {
     }
 }
 
-/// `q` rounded to an integer, halves away from zero.
 /// The elements without exact repeats of a tuple, in order. A solution tuple written
 /// twice is one solution; a repeated number may be a multiplicity (`\{1,2,2\}` stays
 /// different from `\{1,2\}`).
@@ -715,6 +714,30 @@ fn distinct(items: &[Expr]) -> Vec<&Expr> {
     out
 }
 
+/// A decimal of more than 12 places against an irrational value, as a program prints
+/// it (`4.123105625617661` for `\\sqrt{17}`): equal when it is within half a unit of
+/// its last place plus one ulp of the double-precision value, and only while all
+/// its significant digits (at most 17) are ones a double resolves.
+fn long_decimal(v: f64, target: &BigRational, places: i64) -> Outcome {
+    use num_traits::ToPrimitive;
+    let int_digits = v.abs().log10().floor().max(0.0) as i64 + 1;
+    let Some(t) = target.to_f64() else {
+        return Outcome::NotEqual("decimal is not the exact value rounded");
+    };
+    if !v.is_finite() || int_digits + places > 17 {
+        return Outcome::NotEqual("too many digits to check against an irrational value");
+    }
+    let half_unit = 0.5 * 10f64.powi(-(places as i32));
+    // One unit in the last place of `v`: the double itself is only that exact.
+    let slack = f64::EPSILON * v.abs();
+    if (t - v).abs() <= half_unit + slack {
+        Outcome::Equal("decimal is the exact value rounded to the digits shown")
+    } else {
+        Outcome::NotEqual("decimal is not the exact value rounded")
+    }
+}
+
+/// `q` rounded to an integer, halves away from zero.
 fn round_half_away(q: &BigRational) -> BigRational {
     q.round()
 }

@@ -22,7 +22,10 @@
 //!   `0.333` match `\frac13`, `0.3` and `0.34` do not, `3.14` matches `\pi`, `0.67`
 //!   matches `\frac23` but `0.66` does not. The rule is symmetric (a gold `3.14`
 //!   accepts `\pi`). Two decimals are only equal when exactly equal (`0.50` = `0.5`,
-//!   `0.49` ≠ `0.5`).
+//!   `0.49` ≠ `0.5`). Against an irrational value a decimal of more than 12 places
+//!   (`4.123105625617661` for `\sqrt{17}`, as a program prints it) is checked in double
+//!   precision: within half a unit of its last place plus one ulp, and only up to 17
+//!   significant digits (longer decimals are not accepted against irrationals).
 //! - **Decimal commas.** A comma is a thousands separator before exactly three digits
 //!   (`1,000`), and otherwise separates list items (`1,22` is the list 1, 22). One
 //!   exception, decided by context: when one side is a single number with one comma
