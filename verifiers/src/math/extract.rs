@@ -260,6 +260,12 @@ fn only_separators(between: &str) -> bool {
     if between.len() > 64 {
         return false;
     }
+    // `\boxed{1} papers and \boxed{2} bins`: what the first value counts, then "and".
+    if let [noun, "and"] = between.split_whitespace().collect::<Vec<_>>().as_slice() {
+        if (2..=15).contains(&noun.len()) && noun.bytes().all(|b| b.is_ascii_lowercase()) {
+            return true;
+        }
+    }
     let Some(mut rest) = without_connective_text(between) else {
         return false;
     };
@@ -765,6 +771,12 @@ mod tests {
             ext("\\boxed{3} \\text{is wrong; so} \\boxed{4}"),
             Some("4".into())
         );
+        assert_eq!(
+            ext("\\boxed{1} papers and \\boxed{2} bins"),
+            Some("1, 2".into())
+        );
+        assert_eq!(ext("\\boxed{1} no no no \\boxed{2}"), Some("2".into()));
+        assert_eq!(ext("\\boxed{1} is wrong and \\boxed{2}"), Some("2".into()));
         assert_eq!(ext("x = \\boxed{1} and x = \\boxed{2}"), Some("2".into()));
         assert_eq!(ext("\\boxed{1}, \\boxed{-2}."), Some("1, -2".into()));
         assert_eq!(
