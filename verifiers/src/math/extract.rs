@@ -5,8 +5,10 @@
 //! Then, first hit wins:
 //! 1. the last `\boxed{…}` / `\fbox{…}` (nested braces; an unclosed box is skipped, an
 //!    empty last box means "no answer" rather than falling back to an earlier one).
-//!    Boxes written side by side (`\boxed{1}, \boxed{2}`, `\boxed{1} and \boxed{2}`)
-//!    form one answer `1, 2`. Exception: a "final answer" phrase *after* the last
+//!    Boxes written side by side (`\boxed{1}, \boxed{2}`, `\boxed{1} and \boxed{2}`,
+//!    `\boxed{a} \quad \text{and} \quad \boxed{b}`, `\boxed{1} papers and \boxed{2}`)
+//!    form one answer `1, 2`; boxes labelled with different names (`y_1 = \boxed{a}`
+//!    and `y_2 = \boxed{b}`) form `y_1 = a, y_2 = b`. Exception: a "final answer" phrase *after* the last
 //!    box ("… \boxed{200} … The final answer is $10,455$.") supersedes it;
 //! 2. the text after the last answer phrase: first "final answer" phrases
 //!    ("final answer is", "final answer:"), then "the answer is", "answer:" and GSM8K's
