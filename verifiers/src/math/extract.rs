@@ -8,8 +8,9 @@
 //!    Boxes written side by side (`\boxed{1}, \boxed{2}`, `\boxed{1} and \boxed{2}`,
 //!    `\boxed{a} \quad \text{and} \quad \boxed{b}`, `\boxed{1} papers and \boxed{2}`)
 //!    form one answer `1, 2`; boxes labelled with different names (`y_1 = \boxed{a}`
-//!    and `y_2 = \boxed{b}`) form `y_1 = a, y_2 = b`. Exception: a "final answer" phrase *after* the last
-//!    box ("… \boxed{200} … The final answer is $10,455$.") supersedes it;
+//!    and `y_2 = \boxed{b}`) form `y_1 = a, y_2 = b`. Exception: a "final answer"
+//!    phrase *after* the last box ("… \boxed{200} … The final answer is $10,455$.")
+//!    supersedes it;
 //! 2. the text after the last answer phrase: first "final answer" phrases
 //!    ("final answer is", "final answer:"), then "the answer is", "answer:" and GSM8K's
 //!    `####` (also in `**Answer:**` form): the value after the sentence's last " is "
