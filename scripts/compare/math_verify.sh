@@ -48,6 +48,7 @@ print(f"{'checks/s, all cores':22}{c['checks_per_s_all']:>14.0f}{'(main thread o
 print(f"{'p50 latency (us)':22}{c['p50_us']:>14.1f}{m['p50_us']:>28.1f}")
 print(f"{'p99 latency (us)':22}{c['p99_us']:>14.1f}{m['p99_us']:>28.1f}")
 print(f"{'max, <=64KB (us)':22}{c['max_us']:>14.1f}{m['max_us']:>28.1f}")
+print(f"{'adversarial max (us)':22}{c['adversarial_max_us']:>14.1f}{'(not run: no limits)':>28}")
 print(f"single-thread speed-up: {c['checks_per_s_1'] / m['checks_per_s_1']:.0f}x")
 PY
     echo

@@ -31,7 +31,7 @@ def pred_config(kind):
             boxed_match_priority=0,
             normalization_config=NormalizationConfig(
                 basic_latex=True, units=True, malformed_operators=False, nits=False,
-                boxed="all", equations=True,
+                boxed="all",
             ),
         ),
         ExprExtractionConfig(),

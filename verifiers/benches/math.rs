@@ -46,6 +46,60 @@ fn load(path: &str) -> Result<Vec<Pair>, String> {
     Ok(out)
 }
 
+/// Inputs built to make the verifier work hard (all under 64 KB), as (answer, gold).
+fn adversarial_inputs() -> Vec<(String, String)> {
+    let set = |f: &dyn Fn(usize) -> String, rev: bool| {
+        let mut v: Vec<String> = (1..60).map(f).collect();
+        if rev {
+            v.reverse();
+        }
+        format!("\\{{{}\\}}", v.join(","))
+    };
+    let sqrt_sum = (2..200)
+        .map(|k| format!("\\sqrt{{{k}}}"))
+        .collect::<Vec<_>>()
+        .join("+");
+    let mut out: Vec<(String, String)> = vec![
+        ("10^{10^{10^{10}}}".into(), "10^{10^{10^{11}}}".into()),
+        ("\\frac{1}{2006!}".into(), "\\frac{1}{2004!}".into()),
+        ("\\frac{1}{1000!}".into(), "\\frac{1}{999!}".into()),
+        ("7^{5000}".into(), "7^{5001}".into()),
+        ("\\frac{3^{8000}}{2^{8000}+1}".into(), "1".into()),
+        ("(x+1)^{60}".into(), "(x+2)^{60}".into()),
+        ("(x+y+z+1)^{12}".into(), "(x+y+z)^{12}".into()),
+        ("(x+1)".repeat(30), "(x+1)^{30}".into()),
+        (format!("({sqrt_sum})^2"), "1".into()),
+        (
+            set(&|k| format!("\\frac{{{k}}}{{\\sqrt{{{}}}}}", k + 1), false),
+            set(
+                &|k| format!("\\frac{{{k}\\sqrt{{{}}}}}{{{}}}", k + 1, k + 1),
+                true,
+            ),
+        ),
+        (
+            set(&|k| format!("\\sin({k})"), false),
+            set(&|k| format!("\\sin({k})"), true),
+        ),
+        ("x+".repeat(2000) + "1", "2000x+1".into()),
+        ("{".repeat(30_000) + "1" + &"}".repeat(30_000), "1".into()),
+        (
+            "\\sqrt{".repeat(20) + "2" + &"}".repeat(20),
+            "2^{1/1048576}".into(),
+        ),
+    ];
+    let boxes = "\\boxed{".repeat(9_000);
+    let long_box = format!("\\boxed{{{}1}}", "1+".repeat(30_000));
+    for response in [
+        boxes,
+        long_box,
+        "$".repeat(65_000),
+        "x = 1\n".repeat(10_000),
+    ] {
+        out.push((response, "1".into()));
+    }
+    out
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     if sorted.is_empty() {
         return Duration::ZERO;
@@ -164,14 +218,30 @@ fn main() {
     }
     let multi_rate = (n * repeat) as f64 / best_multi.as_secs_f64();
 
+    // Worst-case inputs: latency is the best of three runs of each.
+    let mut adversarial_max = (Duration::ZERO, String::new());
+    for (answer, gold) in adversarial_inputs() {
+        let mut dt = Duration::MAX;
+        for _ in 0..3 {
+            let t = Instant::now();
+            std::hint::black_box(check(&answer, &gold));
+            dt = dt.min(t.elapsed());
+        }
+        if dt > adversarial_max.0 {
+            let head: String = answer.chars().take(40).collect();
+            adversarial_max = (dt, format!("{head}… ({} bytes)", answer.len()));
+        }
+    }
+
     let us = |d: Duration| d.as_secs_f64() * 1e6;
     if json {
         println!(
-            "{{\"tool\":\"cascade\",\"pairs\":{n},\"accuracy\":{:.6},\"false_accepts\":{false_accepts},\"false_rejects\":{false_rejects},\"checks_per_s_1\":{single_rate:.1},\"checks_per_s_all\":{multi_rate:.1},\"threads\":{threads},\"p50_us\":{:.1},\"p99_us\":{:.1},\"max_us\":{:.1}}}",
+            "{{\"tool\":\"cascade\",\"pairs\":{n},\"accuracy\":{:.6},\"false_accepts\":{false_accepts},\"false_rejects\":{false_rejects},\"checks_per_s_1\":{single_rate:.1},\"checks_per_s_all\":{multi_rate:.1},\"threads\":{threads},\"p50_us\":{:.1},\"p99_us\":{:.1},\"max_us\":{:.1},\"adversarial_max_us\":{:.1}}}",
             right as f64 / n as f64,
             us(percentile(&latencies, 0.5)),
             us(percentile(&latencies, 0.99)),
             us(max_small),
+            us(adversarial_max.0),
         );
         return;
     }
@@ -191,6 +261,11 @@ fn main() {
         us(max_small)
     );
     println!("  slowest: {}", slowest.join(", "));
+    println!(
+        "  adversarial inputs (<= 64 KB) max latency {:.1} µs: {}",
+        us(adversarial_max.0),
+        adversarial_max.1
+    );
     if !errors.is_empty() {
         println!("  mismatches by category: {wrong_by_category:?}");
         for e in errors.iter().take(40) {

@@ -13,9 +13,11 @@
 //!   normal form contains an opaque atom; plus the decimal and percentage rules of the
 //!   `math` module docs.
 
+use std::collections::HashMap;
+
 use num_bigint::BigInt;
 use num_rational::BigRational;
-use num_traits::Zero;
+use num_traits::{Signed, Zero};
 
 use super::exact::{Monomial, Poly, Value};
 use super::expr::{Constant, Expr, Numeral, RelOp};
@@ -52,15 +54,21 @@ pub fn compare_with_known<'e>(
     known: Vec<(&'e Expr, Value)>,
     budget: &mut Budget,
 ) -> Outcome {
+    let known = known
+        .into_iter()
+        .map(|(e, v)| (std::ptr::from_ref(e) as usize, v))
+        .collect();
     Comparer { budget, known }.compare(gold, answer)
 }
 
 /// Fewest digits after the point for the rounding rule to apply.
 pub const MIN_ROUNDED_PLACES: i64 = 2;
 
-struct Comparer<'b, 'e> {
+struct Comparer<'b> {
     budget: &'b mut Budget,
-    known: Vec<(&'e Expr, Value)>,
+    /// Normal forms already computed, keyed by the address of their expression
+    /// (the trees outlive the comparison and are not moved during it).
+    known: HashMap<usize, Value>,
 }
 
 fn is_collection(e: &Expr) -> bool {
@@ -84,6 +92,24 @@ fn expand_plus_minus(e: &Expr) -> Option<Vec<Expr>> {
         Expr::Add(vec![(**a).clone(), (**b).clone()]),
         Expr::Add(vec![(**a).clone(), Expr::Neg(b.clone())]),
     ])
+}
+
+/// The items of a set or bare list, with `a ± b` items split in two and lifted
+/// alternatives spliced in.
+fn flatten_plus_minus(e: &Expr) -> Option<Vec<Expr>> {
+    let (Expr::List(items) | Expr::Set(items)) = e else {
+        return None;
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        match (expand_plus_minus(item), item) {
+            (Some(pair), _) => out.extend(pair),
+            // Alternatives lifted out of a nested `±` (see `plus_minus`).
+            (None, Expr::List(alternatives)) => out.extend(alternatives.iter().cloned()),
+            (None, _) => out.push(item.clone()),
+        }
+    }
+    Some(out)
 }
 
 /// An interval with its end points and closedness.
@@ -128,14 +154,61 @@ fn as_intervals(e: &Expr) -> Option<Vec<Interval>> {
             }
             Some(out)
         }
-        Expr::Relation { sides, ops } => inequality_interval(sides, ops).map(|i| vec![i]),
+        // `x \in [a, b]` (read as `x = [a, b]`).
+        Expr::Relation { sides, ops } if ops == &[RelOp::Eq] && is_name_like(&sides[0]) => {
+            as_intervals(&sides[1])
+        }
+        Expr::Relation { sides, ops } => {
+            abs_intervals(sides, ops).or_else(|| inequality_interval(sides, ops).map(|i| vec![i]))
+        }
         _ => None,
     }
 }
 
+/// An inequality on `|x|` with numeric bounds: `1 \le |z| \le 2` is
+/// `[-2,-1] ∪ [1,2]`, `|x| < 3` is `(-3,3)`, `|x| \ge 1` is `(-∞,-1] ∪ [1,∞)`.
+fn abs_intervals(sides: &[Expr], ops: &[RelOp]) -> Option<Vec<Interval>> {
+    let at = sides.iter().position(is_name_like)?;
+    let Expr::Abs(inner) = &sides[at] else {
+        return None;
+    };
+    if matches!(**inner, Expr::Abs(_)) || !is_name_like(inner) {
+        return None;
+    }
+    let i = inequality_interval(sides, ops)?;
+    let below = i.lo == infinity(true);
+    let above = i.hi == infinity(false);
+    let numeric = |e: &Expr| match e {
+        Expr::Num(_) => true,
+        Expr::Div(a, b) => matches!((&**a, &**b), (Expr::Num(_), Expr::Num(_))),
+        _ => false,
+    };
+    if (!below && !numeric(&i.lo)) || (!above && !numeric(&i.hi)) || (below && above) {
+        return None;
+    }
+    let neg = |e: &Expr| Expr::Neg(Box::new(e.clone()));
+    let zero = matches!(&i.lo, Expr::Num(n) if n.digits.bytes().all(|d| d == b'0'));
+    Some(if below || (zero && i.lo_closed) {
+        vec![interval(neg(&i.hi), i.hi_closed, i.hi, i.hi_closed)]
+    } else if above {
+        vec![
+            interval(infinity(true), false, neg(&i.lo), i.lo_closed),
+            interval(i.lo, i.lo_closed, infinity(false), false),
+        ]
+    } else {
+        vec![
+            interval(neg(&i.hi), i.hi_closed, neg(&i.lo), i.lo_closed),
+            interval(i.lo, i.lo_closed, i.hi, i.hi_closed),
+        ]
+    })
+}
+
 fn inequality_interval(sides: &[Expr], ops: &[RelOp]) -> Option<Interval> {
-    let var_at = sides.iter().position(|s| matches!(s, Expr::Var(_)))?;
-    if ops.iter().any(|o| matches!(o, RelOp::Eq | RelOp::Ne)) {
+    let var_at = sides.iter().position(is_name_like)?;
+    if ops
+        .iter()
+        .any(|o| matches!(o, RelOp::Eq | RelOp::Ne | RelOp::Approx))
+    {
         return None;
     }
     // Normalise to ascending form: `a < x ≤ b`.
@@ -175,27 +248,65 @@ fn inequality_interval(sides: &[Expr], ops: &[RelOp]) -> Option<Interval> {
     }
 }
 
-/// `x = v` (or a chain `x = … = v`): the final value. Any equation qualifies.
+/// `x = v` (or a chain `x = … = v`): the final value; with `\approx` in the chain, the
+/// side before the first `\approx` (`x = 1/3 \approx 0.33` is `1/3`).
 fn equation_value(e: &Expr) -> Option<&Expr> {
     match e {
-        Expr::Relation { sides, ops } if ops.iter().all(|o| *o == RelOp::Eq) => sides.last(),
+        Expr::Relation { sides, ops }
+            if ops.iter().all(|o| matches!(o, RelOp::Eq | RelOp::Approx)) =>
+        {
+            match ops.iter().position(|o| *o == RelOp::Approx) {
+                // `x \approx 11`: the name is not the value.
+                Some(0) if is_name_like(&sides[0]) => sides.get(1),
+                Some(k) => sides.get(k),
+                None => sides.last(),
+            }
+        }
         _ => None,
     }
 }
 
-/// The variable name of an equation whose left side is a single variable.
-fn equation_variable(e: &Expr) -> Option<&str> {
+/// Whether an expression only names something: variables combined without numbers
+/// (`x`, `AB`, `f(x)`, `(p, q)`, `|AB|`, `NO/BO`), as on the left of `name = value`.
+fn is_name_like(e: &Expr) -> bool {
+    fn walk(e: &Expr, vars: &mut usize) -> bool {
+        match e {
+            Expr::Var(_) => {
+                *vars += 1;
+                true
+            }
+            Expr::Mul(xs) => xs.iter().all(|x| walk(x, vars)),
+            Expr::Div(a, b) => walk(a, vars) && walk(b, vars),
+            Expr::Abs(x) => walk(x, vars),
+            // `f^{-1}(x)`, `x^2`: a named thing to a power still names it.
+            Expr::Pow(base, _) => walk(base, vars),
+            Expr::Tuple { items, .. } => items.iter().all(|x| walk(x, vars)),
+            _ => false,
+        }
+    }
+    let mut vars = 0;
+    walk(e, &mut vars) && vars > 0
+}
+
+/// The left side, when an equation names what it defines (`x = …`, `f(x) = …`).
+fn equation_variable(e: &Expr) -> Option<&Expr> {
     match e {
-        Expr::Relation { sides, ops } if ops.iter().all(|o| *o == RelOp::Eq) => match &sides[0] {
-            Expr::Var(v) => Some(v),
-            _ => None,
-        },
+        Expr::Relation { sides, ops }
+            if ops.iter().all(|o| matches!(o, RelOp::Eq | RelOp::Approx))
+                && is_name_like(&sides[0]) =>
+        {
+            Some(&sides[0])
+        }
         _ => None,
     }
 }
 
-impl Comparer<'_, '_> {
+impl Comparer<'_> {
     fn compare(&mut self, g: &Expr, r: &Expr) -> Outcome {
+        // Each comparison clones and walks trees: charged so pairings stay bounded.
+        if let Err(limit) = self.budget.charge(20) {
+            return Outcome::Undecidable(limit);
+        }
         match (g, r) {
             (Expr::Text(a), Expr::Text(b)) => {
                 if a == b {
@@ -219,7 +330,10 @@ impl Comparer<'_, '_> {
         if g_ineq || r_ineq {
             return match (as_intervals(g), as_intervals(r)) {
                 (Some(a), Some(b)) => self.interval_sets(&a, &b),
-                _ if g_ineq && r_ineq => self.same_relation(g, r),
+                _ if g_ineq && r_ineq => match self.same_relation(g, r) {
+                    Outcome::Equal(why) => Outcome::Equal(why),
+                    _ => self.scaled_inequalities(g, r),
+                },
                 _ => Outcome::NotEqual("inequality against a different kind of answer"),
             };
         }
@@ -228,7 +342,9 @@ impl Comparer<'_, '_> {
                 (Some(a), Some(b)) if a == b => self.compare(gv, rv),
                 _ => self.proportional_equations(g, r),
             },
-            (Some(gv), None) => self.compare(gv, r),
+            // `x = 5` against `5`; but `7 = 11a + c` is not the value `11a + c`.
+            (Some(gv), None) if equation_variable(g).is_some() => self.compare(gv, r),
+            (Some(_), None) => Outcome::NotEqual("equation against a value"),
             (None, Some(rv)) => self.compare(g, rv),
             (None, None) => Outcome::NotEqual("relations differ"),
         }
@@ -252,6 +368,42 @@ impl Comparer<'_, '_> {
             return self.ordered(gs, &reversed, "same relation");
         }
         Outcome::NotEqual("relation operators differ")
+    }
+
+    /// `l₁ op₁ r₁` against `l₂ op₂ r₂`: equal when `l₁ − r₁ = k·(l₂ − r₂)` with a
+    /// rational `k > 0` and the same operator, or `k < 0` and the flipped one
+    /// (`x < 1` = `-x > -1`).
+    fn scaled_inequalities(&mut self, g: &Expr, r: &Expr) -> Outcome {
+        let (Expr::Relation { sides: gs, ops: go }, Expr::Relation { sides: rs, ops: ro }) = (g, r)
+        else {
+            return Outcome::NotEqual("relations differ");
+        };
+        if gs.len() != 2 || rs.len() != 2 {
+            return Outcome::NotEqual("relations differ");
+        }
+        let result = (|| -> Result<Option<BigRational>, NormalError> {
+            let b = &mut *self.budget;
+            let p = normalize(&gs[0], b)?.sub(&normalize(&gs[1], b)?, b)?;
+            let q = normalize(&rs[0], b)?.sub(&normalize(&rs[1], b)?, b)?;
+            // Only constant denominators keep the sign reasoning valid.
+            let (Some(pd), Some(qd)) = (p.den.as_constant(), q.den.as_constant()) else {
+                return Ok(None);
+            };
+            let n = p.num.mul(&Poly::constant(qd), b)?;
+            let d = q.num.mul(&Poly::constant(pd), b)?;
+            rational_multiple(&n, &d, b)
+        })();
+        match result {
+            Ok(Some(k)) if k.is_positive() && go == ro => {
+                Outcome::Equal("inequalities are positive multiples")
+            }
+            Ok(Some(k)) if k.is_negative() && go[0] == ro[0].flipped() => {
+                Outcome::Equal("inequalities are negative multiples, flipped")
+            }
+            Ok(_) => Outcome::NotEqual("inequalities differ"),
+            Err(NormalError::Limit(l)) => Outcome::Undecidable(l),
+            Err(_) => Outcome::NotEqual("inequality has no normal form"),
+        }
     }
 
     /// `l₁ − r₁ = k·(l₂ − r₂)` for a non-zero constant `k`.
@@ -314,14 +466,10 @@ impl Comparer<'_, '_> {
     fn collections(&mut self, g: &Expr, r: &Expr) -> Outcome {
         let g_pm = expand_plus_minus(g);
         let r_pm = expand_plus_minus(r);
-        let g_items = g_pm.as_deref().or(match g {
-            Expr::List(v) | Expr::Set(v) => Some(v.as_slice()),
-            _ => None,
-        });
-        let r_items = r_pm.as_deref().or(match r {
-            Expr::List(v) | Expr::Set(v) => Some(v.as_slice()),
-            _ => None,
-        });
+        let g_flat = g_pm.or_else(|| flatten_plus_minus(g));
+        let r_flat = r_pm.or_else(|| flatten_plus_minus(r));
+        let g_items = g_flat.as_deref();
+        let r_items = r_flat.as_deref();
         match (g, r, g_items, r_items) {
             (_, _, Some(a), Some(b)) => self.unordered(a, b),
             (
@@ -370,6 +518,30 @@ impl Comparer<'_, '_> {
                     _ => Outcome::NotEqual("unions differ"),
                 }
             }
+            // A vector written as a one-column or one-row matrix against a tuple.
+            (
+                Expr::Matrix(m),
+                Expr::Tuple {
+                    open: '(',
+                    close: ')',
+                    items,
+                },
+                _,
+                _,
+            )
+            | (
+                Expr::Tuple {
+                    open: '(',
+                    close: ')',
+                    items,
+                },
+                Expr::Matrix(m),
+                _,
+                _,
+            ) if m.len() == 1 || m.iter().all(|row| row.len() == 1) => {
+                let flat: Vec<Expr> = m.iter().flatten().cloned().collect();
+                self.ordered(&flat, items, "same vector")
+            }
             (Expr::Matrix(a), Expr::Matrix(b), _, _) => {
                 if a.len() != b.len() || a.iter().zip(b).any(|(x, y)| x.len() != y.len()) {
                     return Outcome::NotEqual("matrix shapes differ");
@@ -398,13 +570,23 @@ impl Comparer<'_, '_> {
         Outcome::Equal(reason)
     }
 
-    /// Multiset equality under equivalence (greedy matching is exact for an equivalence).
+    /// Set equality under equivalence (greedy matching is exact for an equivalence).
+    /// A tuple written twice the same way counts once (`(3,17), (3, 17)` is one pair).
     fn unordered(&mut self, a: &[Expr], b: &[Expr]) -> Outcome {
+        let (a, b) = (distinct(a), distinct(b));
         if a.len() != b.len() {
             return Outcome::NotEqual("different number of elements");
         }
+        // Identical items pair up first, for free.
         let mut used = vec![false; b.len()];
+        let mut pending = Vec::with_capacity(a.len());
         for x in a {
+            match (0..b.len()).find(|&k| !used[k] && b[k] == x) {
+                Some(k) => used[k] = true,
+                None => pending.push(x),
+            }
+        }
+        for x in pending {
             let mut found = false;
             for (k, y) in b.iter().enumerate() {
                 if used[k] {
@@ -442,10 +624,13 @@ impl Comparer<'_, '_> {
     }
 
     fn normal(&mut self, e: &Expr) -> Result<Value, NormalError> {
-        match self.known.iter().find(|(k, _)| std::ptr::eq(*k, e)) {
-            Some((_, v)) => Ok(v.clone()),
-            None => normalize(e, self.budget),
+        let key = std::ptr::from_ref(e) as usize;
+        if let Some(v) = self.known.get(&key) {
+            return Ok(v.clone());
         }
+        let v = normalize(e, self.budget)?;
+        self.known.insert(key, v.clone());
+        Ok(v)
     }
 
     fn values(&mut self, g: &Expr, r: &Expr) -> Outcome {
@@ -490,7 +675,7 @@ impl Comparer<'_, '_> {
             _ => return None,
         };
         let places = numeral.shown_places();
-        if places < MIN_ROUNDED_PLACES || places > 15 || exact_value.has_vars() {
+        if !(MIN_ROUNDED_PLACES..=60).contains(&places) || exact_value.has_vars() {
             return None;
         }
         let target = numeral.value()?;
@@ -502,7 +687,7 @@ impl Comparer<'_, '_> {
             None => {
                 let v = numeric::constant_value(exact_expr, self.budget)?;
                 if places > 12 {
-                    return None;
+                    return Some(long_decimal(v, &target, places));
                 }
                 let scaled = v * 10f64.powi(places as i32);
                 BigRational::from_float(scaled.round())?
@@ -513,6 +698,42 @@ impl Comparer<'_, '_> {
         } else {
             Outcome::NotEqual("decimal is not the exact value rounded")
         })
+    }
+}
+
+/// The elements without exact repeats of a tuple, in order. A solution tuple written
+/// twice is one solution; a repeated number may be a multiplicity (`\{1,2,2\}` stays
+/// different from `\{1,2\}`).
+fn distinct(items: &[Expr]) -> Vec<&Expr> {
+    let mut out: Vec<&Expr> = Vec::with_capacity(items.len());
+    for item in items {
+        if !(matches!(item, Expr::Tuple { .. }) && out.contains(&item)) {
+            out.push(item);
+        }
+    }
+    out
+}
+
+/// A decimal of more than 12 places against an irrational value, as a program prints
+/// it (`4.123105625617661` for `\\sqrt{17}`): equal when it is within half a unit of
+/// its last place plus one ulp of the double-precision value, and only while all
+/// its significant digits (at most 17) are ones a double resolves.
+fn long_decimal(v: f64, target: &BigRational, places: i64) -> Outcome {
+    use num_traits::ToPrimitive;
+    let int_digits = v.abs().log10().floor().max(0.0) as i64 + 1;
+    let Some(t) = target.to_f64() else {
+        return Outcome::NotEqual("decimal is not the exact value rounded");
+    };
+    if !v.is_finite() || int_digits + places > 17 {
+        return Outcome::NotEqual("too many digits to check against an irrational value");
+    }
+    let half_unit = 0.5 * 10f64.powi(-(places as i32));
+    // One unit in the last place of `v`: the double itself is only that exact.
+    let slack = f64::EPSILON * v.abs();
+    if (t - v).abs() <= half_unit + slack {
+        Outcome::Equal("decimal is the exact value rounded to the digits shown")
+    } else {
+        Outcome::NotEqual("decimal is not the exact value rounded")
     }
 }
 
@@ -539,6 +760,26 @@ fn strip_percent(e: &Expr) -> &Expr {
         Expr::Percent(x) => x,
         other => other,
     }
+}
+
+/// The rational `k ≠ 0` with `n = k·d`, if there is one.
+fn rational_multiple(
+    n: &Poly,
+    d: &Poly,
+    budget: &mut Budget,
+) -> Result<Option<BigRational>, NormalError> {
+    let (Some(nl), Some(dl)) = (n.monomials().next(), d.monomials().next()) else {
+        return Ok(None);
+    };
+    if nl.factors != dl.factors {
+        return Ok(None);
+    }
+    let k = &nl.coeff / &dl.coeff;
+    if k.is_zero() {
+        return Ok(None);
+    }
+    let scaled = d.mul(&Poly::constant(k.clone()), budget)?;
+    Ok(scaled.sub(n, budget)?.is_zero().then_some(k))
 }
 
 /// Whether `n = k·d` for a constant monomial `k ≠ 0`.

@@ -122,6 +122,8 @@ impl Func {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RelOp {
     Eq,
+    /// `\approx`: the chain's exact value is the side before it.
+    Approx,
     Ne,
     Lt,
     Le,

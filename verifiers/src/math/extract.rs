@@ -1,18 +1,31 @@
 //! Finds the final answer inside a full model response.
 //!
-//! Priority, first hit wins:
+//! The response is first cut at the first chat-template token (`<|im_start|>`,
+//! `<|im_end|>`, `<|endoftext|>`, …): what follows is the model talking to itself.
+//! Then, first hit wins:
 //! 1. the last `\boxed{…}` / `\fbox{…}` (nested braces; an unclosed box is skipped, an
-//!    empty last box means "no answer" rather than falling back to an earlier one);
+//!    empty last box means "no answer" rather than falling back to an earlier one).
+//!    Boxes written side by side (`\boxed{1}, \boxed{2}`, `\boxed{1} and \boxed{2}`,
+//!    `\boxed{a} \quad \text{and} \quad \boxed{b}`, `\boxed{1} papers and \boxed{2}`)
+//!    form one answer `1, 2`; boxes labelled with different names (`y_1 = \boxed{a}`
+//!    and `y_2 = \boxed{b}`) form `y_1 = a, y_2 = b`. Exception: a "final answer"
+//!    phrase *after* the last box ("… \boxed{200} … The final answer is $10,455$.")
+//!    supersedes it;
 //! 2. the text after the last answer phrase: first "final answer" phrases
-//!    ("final answer is", "final answer:"), then "the answer is" / "answer:" (also in
-//!    `**Answer:**` form); the first math segment after the phrase, else the rest of
-//!    that sentence;
-//! 3. the last math segment (`$…$`, `$$…$$`, `\(…\)`, `\[…\]`) on the last non-empty
+//!    ("final answer is", "final answer:"), then "the answer is", "answer:" and GSM8K's
+//!    `####` (also in `**Answer:**` form): the value after the sentence's last " is "
+//!    ("Final Answer: The largest $n$ is 34."), else the first math segment after the
+//!    phrase, else the rest of that sentence when it is short and not prose;
+//! 3. a concluding sentence that ends the last line ("Therefore, there are 12
+//!    sequences.", optionally followed by "I hope it is correct."), opens with
+//!    therefore/thus/hence/so, has no math, no negation and exactly one number;
+//! 4. the last math segment (`$…$`, `$$…$$`, `\(…\)`, `\[…\]`) on the last non-empty
 //!    line, else that line when it is a bare expression, else what follows its last
-//!    `=` or " is " when that is a bare expression.
+//!    `=` or " is " when that is a bare expression. Of a very long final line only the
+//!    last two sentences count.
 //!
 //! Nothing else: a response without any of these has no answer. We never scan the
-//! reasoning for numbers, so a failed match cannot pick up a stray value.
+//! reasoning for numbers (step 3 reads only the closing sentence), so a failed match cannot pick up a stray value.
 //! Work is linear in the response length (the scan looks at most at the last
 //! [`MAX_RESPONSE_BYTES`] bytes and tries at most a few unclosed boxes).
 
@@ -62,7 +75,15 @@ const MAX_BOX_ATTEMPTS: usize = 8;
 
 /// Extracts the final answer from a model response (see the module docs for the order).
 pub fn extract_answer(response: &str) -> Extraction {
-    let text = tail(response, MAX_RESPONSE_BYTES);
+    let text = before_template_tokens(tail(response, MAX_RESPONSE_BYTES));
+    // "… \boxed{200} … Final Answer: The final answer is $10,455$." — a final-answer
+    // statement after the last box supersedes it.
+    if let Some(found) = text_after_last_box(text).and_then(final_phrase) {
+        return Extraction::Found {
+            text: found,
+            source: AnswerSource::Phrase,
+        };
+    }
     if let Some(found) = last_box(text) {
         let cleaned = clean(&found);
         return if cleaned.is_empty() {
@@ -80,7 +101,7 @@ pub fn extract_answer(response: &str) -> Extraction {
             source: AnswerSource::Phrase,
         };
     }
-    if let Some(found) = last_line_expression(text) {
+    if let Some(found) = concluding_number(text).or_else(|| last_line_expression(text)) {
         return Extraction::Found {
             text: found,
             source: AnswerSource::LastLine,
@@ -89,13 +110,41 @@ pub fn extract_answer(response: &str) -> Extraction {
     Extraction::NotFound
 }
 
-/// Reads a gold answer: a boxed gold is unboxed, math delimiters are removed.
+/// Reads a gold answer: a boxed gold is unboxed (a solution without a box gives its
+/// "final answer is" statement), math delimiters are removed.
 pub fn clean_gold(gold: &str) -> String {
     let text = tail(gold, MAX_RESPONSE_BYTES);
     match last_box(text) {
         Some(inner) => clean(&inner),
-        None => clean(text),
+        // A worked solution as gold: its "final answer is …" statement.
+        None => final_phrase(text).unwrap_or_else(|| clean(text)),
     }
+}
+
+/// Chat-template tokens after which a response is the model talking to itself.
+const TEMPLATE_TOKENS: [&str; 6] = [
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|endoftext|>",
+    "<|eot_id|>",
+    "<|end|>",
+    "</s>",
+];
+
+/// The response up to the first chat-template token.
+/// A leading `<|im_start|>assistant` (or other token) opens the turn and is skipped.
+fn before_template_tokens(text: &str) -> &str {
+    let mut body = text.trim_start();
+    while let Some(token) = TEMPLATE_TOKENS.iter().find(|t| body.starts_with(**t)) {
+        body = body[token.len()..].trim_start();
+        body = body.strip_prefix("assistant").unwrap_or(body);
+    }
+    let cut = TEMPLATE_TOKENS
+        .iter()
+        .filter_map(|t| body.find(t))
+        .min()
+        .unwrap_or(body.len());
+    &body[..cut]
 }
 
 /// The last `max` bytes of `s`, cut at a character boundary.
@@ -123,11 +172,134 @@ fn last_box(text: &str) -> Option<String> {
             (None, None) => return None,
         };
         if let Some(inner) = box_argument(&text[pos + len..]) {
-            return Some(inner.to_owned());
+            if inner.trim().is_empty() {
+                return Some(String::new());
+            }
+            return Some(with_adjacent_boxes(text, pos, inner));
         }
         end = pos;
     }
     None
+}
+
+/// Boxes written side by side (`\\boxed{1}, \\boxed{2}`, `\\boxed{1} and \\boxed{2}`) are
+/// one answer: their contents joined by commas, in order. Boxes labelled with
+/// different names (`y_1 = \\boxed{a}` and `y_2 = \\boxed{b}`) join as `y_1 = a, y_2 = b`;
+/// the same name twice (`x = \\boxed{1}` … `x = \\boxed{2}`) is a correction, not a list.
+fn with_adjacent_boxes(text: &str, last_start: usize, last: &str) -> String {
+    let mut parts = vec![last.to_owned()];
+    let mut start = last_start;
+    // Whether the part at `start` already carries its `name =` label.
+    let mut labelled = false;
+    while parts.len() < MAX_JOINED_BOXES {
+        let Some(prev) = text[..start].rfind("\\boxed") else {
+            break;
+        };
+        let after = &text[prev + 6..];
+        let open = after.len() - after.trim_start_matches([' ', '\t']).len();
+        if !after[open..].starts_with('{') {
+            break;
+        }
+        let Some(inner) = braced_prefix(&after[open + 1..]) else {
+            break;
+        };
+        // `\boxed` + spaces + `{` + inner + `}`
+        let prev_end = prev + 6 + open + 1 + inner.len() + 1;
+        if prev_end > start || inner.trim().is_empty() {
+            break;
+        }
+        let between = &text[prev_end..start];
+        if only_separators(between) {
+            parts.push(inner.to_owned());
+        } else {
+            // `y_1 = \boxed{a} and y_2 = \boxed{b}`: different names, one answer each.
+            let (Some((rest, name)), Some((_, prev_name))) =
+                (trailing_label(between), trailing_label(&text[..prev]))
+            else {
+                break;
+            };
+            if name == prev_name || !only_separators(rest) {
+                break;
+            }
+            if let Some(current) = parts.last_mut() {
+                if !labelled {
+                    *current = format!("{name} = {current}");
+                }
+            }
+            parts.push(format!("{prev_name} = {inner}"));
+            labelled = true;
+            start = prev;
+            continue;
+        }
+        labelled = false;
+        start = prev;
+    }
+    parts.reverse();
+    parts.join(", ")
+}
+
+/// The name that `text` ends by defining (`… and \\( y_2 =` → `y_2`) and the text
+/// before it; `None` unless it ends with a short name and `=`.
+fn trailing_label(text: &str) -> Option<(&str, &str)> {
+    let body = text.trim_end().strip_suffix('=')?.trim_end();
+    let start = body
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| c.is_ascii_alphanumeric() || matches!(c, '_' | '{' | '}'))
+        // One past the longest name, so a long run of letters is rejected cheaply.
+        .take(13)
+        .last()?
+        .0;
+    let name = &body[start..];
+    let named = name.len() <= 12 && name.starts_with(|c: char| c.is_ascii_alphabetic());
+    named.then_some((&body[..start], name))
+}
+
+/// Most boxes joined into one answer.
+const MAX_JOINED_BOXES: usize = 16;
+
+/// Whether the text between two boxes only separates them.
+fn only_separators(between: &str) -> bool {
+    if between.len() > 64 {
+        return false;
+    }
+    // `\boxed{1} papers and \boxed{2} bins`: what the first value counts, then "and".
+    if let [noun, "and"] = between.split_whitespace().collect::<Vec<_>>().as_slice() {
+        if (2..=15).contains(&noun.len()) && noun.bytes().all(|b| b.is_ascii_lowercase()) {
+            return true;
+        }
+    }
+    let Some(mut rest) = without_connective_text(between) else {
+        return false;
+    };
+    for word in ["\\quad", "\\,", "\\(", "\\)", "\\[", "\\]", "and", "or"] {
+        rest = rest.replace(word, " ");
+    }
+    rest.chars()
+        .all(|c| c.is_whitespace() || matches!(c, ',' | ';' | '$'))
+}
+
+/// `between` with its `\text{…}` groups removed, when each only joins answers
+/// (`\text{and}`, `\text{ or }`, `\text{ for part (a) and }`); `None` when one says more.
+fn without_connective_text(between: &str) -> Option<String> {
+    let mut out = String::with_capacity(between.len());
+    let mut rest = between;
+    while let Some(at) = rest.find("\\text{") {
+        out.push_str(&rest[..at]);
+        let body = &rest[at + 6..];
+        let close = body.find('}')?;
+        let connective = body[..close].split_whitespace().all(|w| {
+            matches!(w, "and" | "or" | "for" | "part" | ",")
+                || (w.len() == 3 && w.starts_with('(') && w.ends_with(')'))
+        });
+        if !connective {
+            return None;
+        }
+        out.push(' ');
+        rest = &body[close + 1..];
+    }
+    out.push_str(rest);
+    Some(out)
 }
 
 /// The argument of a box command: a braced group, or a bare token (`\boxed 5`).
@@ -175,8 +347,27 @@ fn braced_prefix(body: &str) -> Option<&str> {
 /// Answer phrases, strongest first; each group is searched for its last occurrence.
 const PHRASE_GROUPS: [&[&str]; 2] = [
     &["final answer is", "final answer:", "final answer"],
-    &["the answer is", "answer is", "answer:"],
+    &["the answer is", "answer is", "answer:", "####"],
 ];
+
+/// The text after the last `\boxed`/`\fbox` command, when there is one.
+fn text_after_last_box(text: &str) -> Option<&str> {
+    let at = text.rfind("\\boxed").max(text.rfind("\\fbox"))?;
+    let rest = &text[at..];
+    let open = rest.find('{')?;
+    let inner = braced_prefix(&rest[open + 1..])?;
+    Some(&rest[open + 1 + inner.len() + 1..])
+}
+
+/// An answer given by a "final answer" phrase (the strongest group only).
+fn final_phrase(text: &str) -> Option<String> {
+    let lower = text.to_ascii_lowercase();
+    let (at, len) = PHRASE_GROUPS[0]
+        .iter()
+        .filter_map(|p| lower.rfind(p).map(|at| (at, p.len())))
+        .max_by_key(|&(at, len)| (at, len))?;
+    answer_after(&text[at + len..])
+}
 
 fn after_phrase(text: &str) -> Option<String> {
     let lower = text.to_ascii_lowercase();
@@ -212,13 +403,93 @@ fn answer_after(rest: &str) -> Option<String> {
     } else {
         first
     };
+    let sentence = sentence_end(line);
+    // "Final Answer: The largest $n$ is 34." — the value follows the last " is ".
+    if let Some(at) = sentence.rfind(" is ") {
+        if let Some(found) = first_answer_in(&sentence[at + 4..]) {
+            return Some(found);
+        }
+    }
     if let Some(segment) = math_segments(line).into_iter().next() {
         let cleaned = clean(segment);
         return (!cleaned.is_empty()).then_some(cleaned);
     }
-    let sentence = sentence_end(line);
     let cleaned = clean(sentence);
-    (!cleaned.is_empty() && cleaned.len() <= 200).then_some(cleaned)
+    if looks_like_answer(&cleaned) {
+        return Some(cleaned);
+    }
+    // "Final Answer: Jane started growing Sphere 3 hours ago." — the one number in it.
+    lone_number(&cleaned)
+}
+
+/// The only number in a short sentence of prose, if it has exactly one.
+fn lone_number(sentence: &str) -> Option<String> {
+    if sentence.len() > 160 {
+        return None;
+    }
+    let mut numbers = sentence
+        .split_whitespace()
+        .map(|w| w.trim_end_matches(['.', ',', ';', '!', '?']))
+        .map(|w| w.trim_start_matches(['$', '(']))
+        .filter(|w| w.bytes().any(|b| b.is_ascii_digit()));
+    let only = numbers.next()?;
+    let numeric = only.strip_prefix('-').unwrap_or(only);
+    let plain = numeric
+        .bytes()
+        .all(|b| b.is_ascii_digit() || b == b'.' || b == b',' || b == b'%')
+        && numeric.starts_with(|c: char| c.is_ascii_digit());
+    (plain && numbers.next().is_none()).then(|| only.to_owned())
+}
+
+/// The first math segment of `text`, else `text` itself when it looks like an answer.
+fn first_answer_in(text: &str) -> Option<String> {
+    if let Some(segment) = math_segments(text).into_iter().next() {
+        let cleaned = clean(segment);
+        return (!cleaned.is_empty()).then_some(cleaned);
+    }
+    let cleaned = clean(text);
+    looks_like_answer(&cleaned).then_some(cleaned)
+}
+
+/// Words that begin prose rather than an answer ("the answer is not obvious").
+const PROSE_STARTS: [&str; 24] = [
+    "not",
+    "to",
+    "that",
+    "this",
+    "we",
+    "is",
+    "be",
+    "a",
+    "an",
+    "the",
+    "of",
+    "in",
+    "which",
+    "because",
+    "clearly",
+    "obviously",
+    "simply",
+    "given",
+    "as",
+    "and",
+    "so",
+    "then",
+    "if",
+    "when",
+];
+
+/// An expression, or a short phrase that does not start like a sentence.
+fn looks_like_answer(s: &str) -> bool {
+    if s.is_empty() || s.len() > 200 {
+        return false;
+    }
+    if is_bare_expression(s) {
+        return true;
+    }
+    let mut words = s.split_whitespace();
+    let first = words.next().unwrap_or("").to_ascii_lowercase();
+    words.count() < 4 && !PROSE_STARTS.contains(&first.as_str())
 }
 
 /// The line up to the end of its first sentence (". " followed by a capital or end).
@@ -243,7 +514,7 @@ fn last_line_expression(text: &str) -> Option<String> {
         let cleaned = clean(segment);
         return (!cleaned.is_empty()).then_some(cleaned);
     }
-    let line = trimmed.lines().last()?.trim();
+    let line = last_sentences(trimmed.lines().last()?.trim());
     if let Some(segment) = math_segments(line).pop() {
         let cleaned = clean(segment);
         return (!cleaned.is_empty()).then_some(cleaned);
@@ -258,6 +529,61 @@ fn last_line_expression(text: &str) -> Option<String> {
         .max()?;
     let candidate = clean(&line[after + 1..]);
     is_bare_expression(&candidate).then_some(candidate)
+}
+
+/// Words that open a concluding sentence.
+const CONCLUSIONS: [&str; 5] = ["therefore", "thus", "hence", "so", "in conclusion"];
+
+/// The one number of the response's concluding sentence ("Therefore, there are 12
+/// sequences."): the last sentence of the last line, or the one before a closing
+/// "I hope it is correct.", when it opens with a conclusion word, holds exactly one
+/// number and no negation. Nothing earlier in the reasoning is looked at.
+fn concluding_number(text: &str) -> Option<String> {
+    // The closing sentences live in the last few hundred bytes of the line.
+    let line = tail(text.trim_end().lines().last()?.trim(), 2048);
+    let mut sentences: Vec<&str> = line
+        .split(". ")
+        .map(|s| s.trim().trim_end_matches('.'))
+        .filter(|s| !s.is_empty())
+        .collect();
+    if sentences
+        .last()
+        .is_some_and(|s| s.to_ascii_lowercase().starts_with("i hope"))
+    {
+        sentences.pop();
+    }
+    let last = *sentences.last()?;
+    // A display block may end the previous sentence: `… \geq 2.$$ Therefore, …`.
+    let sentence = last.rsplit("$$").next().unwrap_or(last).trim();
+    let lower = sentence.to_ascii_lowercase();
+    let opens = CONCLUSIONS.iter().any(|w| {
+        lower
+            .strip_prefix(w)
+            .is_some_and(|rest| rest.starts_with([',', ' ']))
+    });
+    let negated = lower.contains(" not ") || lower.contains("n't ");
+    if !opens || negated || sentence.contains('$') || sentence.contains('\\') {
+        return None;
+    }
+    lone_number(sentence)
+}
+
+/// Longest final line taken whole; a longer one is a paragraph of reasoning, of which
+/// only the last two sentences count (so a stray expression is not picked up).
+const MAX_FINAL_LINE: usize = 400;
+
+fn last_sentences(line: &str) -> &str {
+    if line.len() <= MAX_FINAL_LINE {
+        return line;
+    }
+    let mut cut = line.len();
+    for _ in 0..2 {
+        match line[..cut].trim_end_matches(['.', ' ']).rfind(". ") {
+            Some(at) => cut = at,
+            None => return line,
+        }
+    }
+    line[cut + 1..].trim()
 }
 
 /// Where the display block that ends `text` opens.
@@ -369,9 +695,8 @@ fn is_bare_expression(s: &str) -> bool {
             continue;
         }
         if !word.is_empty() {
-            let ok = after_backslash
-                || word.chars().count() < 3
-                || ALLOWED_WORDS.contains(&word.as_str());
+            let short = word.chars().count() < 3 && !SHORT_PROSE.contains(&word.as_str());
+            let ok = after_backslash || short || ALLOWED_WORDS.contains(&word.as_str());
             if !ok {
                 return false;
             }
@@ -386,7 +711,14 @@ fn is_bare_expression(s: &str) -> bool {
     has_math
 }
 
-const ALLOWED_WORDS: [&str; 8] = ["sqrt", "frac", "pi", "sin", "cos", "tan", "log", "ln"];
+/// Two-letter English words that mark prose, not a product of variables.
+const SHORT_PROSE: [&str; 16] = [
+    "is", "so", "it", "be", "of", "to", "in", "at", "as", "an", "if", "we", "by", "on", "no", "So",
+];
+
+const ALLOWED_WORDS: [&str; 11] = [
+    "sqrt", "frac", "pi", "sin", "cos", "tan", "log", "ln", "percent", "pct", "degrees",
+];
 
 #[cfg(test)]
 mod tests {
@@ -405,6 +737,55 @@ mod tests {
         assert_eq!(ext("$\\boxed{\\{1,2\\}}$"), Some("\\{1,2\\}".into()));
         assert_eq!(ext("\\fbox{7}"), Some("7".into()));
         assert_eq!(ext("so \\boxed 5 done"), Some("5".into()));
+    }
+
+    #[test]
+    fn template_tokens() {
+        assert_eq!(
+            ext("<|im_start|>assistant\nso \\boxed{5}<|im_end|>"),
+            Some("5".into())
+        );
+        assert_eq!(
+            ext("\\boxed{5}<|im_end|><|im_start|>user \\boxed{6}"),
+            Some("5".into())
+        );
+    }
+
+    #[test]
+    fn adjacent_boxes_are_one_answer() {
+        assert_eq!(
+            ext("\\(\\boxed{1}\\) and \\(\\boxed{-2}\\)."),
+            Some("1, -2".into())
+        );
+        assert_eq!(
+            ext("so \\boxed{200} then. Final Answer: The final answer is $10,455$. I hope"),
+            Some("10,455".into())
+        );
+        assert_eq!(ext("$\\boxed{1}\\boxed{2}$"), Some("1, 2".into()));
+        assert_eq!(
+            ext("\\(y_1 = \\boxed{a} \\) and \\( y_2 = \\boxed{b}\\)"),
+            Some("y_1 = a, y_2 = b".into())
+        );
+        assert_eq!(
+            ext("$\\boxed{(2, 2)} \\quad \\text{and} \\quad \\boxed{(6, 2)}$"),
+            Some("(2, 2), (6, 2)".into())
+        );
+        assert_eq!(
+            ext("\\boxed{3} \\text{is wrong; so} \\boxed{4}"),
+            Some("4".into())
+        );
+        assert_eq!(
+            ext("\\boxed{1} papers and \\boxed{2} bins"),
+            Some("1, 2".into())
+        );
+        assert_eq!(ext("\\boxed{1} no no no \\boxed{2}"), Some("2".into()));
+        assert_eq!(ext("\\boxed{1} is wrong and \\boxed{2}"), Some("2".into()));
+        assert_eq!(ext("x = \\boxed{1} and x = \\boxed{2}"), Some("2".into()));
+        assert_eq!(ext("\\boxed{1}, \\boxed{-2}."), Some("1, -2".into()));
+        assert_eq!(
+            ext("\\boxed{3} so on reflection \\boxed{4}"),
+            Some("4".into())
+        );
     }
 
     #[test]
@@ -433,6 +814,20 @@ mod tests {
             ext("The answer is 5. Next we check it with 6."),
             Some("5".into())
         );
+        assert_eq!(ext("work\n#### 1,234"), Some("1,234".into()));
+        assert_eq!(
+            ext("Final Answer: The largest $n$ is 34. I hope it is correct."),
+            Some("34".into())
+        );
+        assert_eq!(
+            ext("so it is 2/3. <|im_start|>user\nWhat is 7?\n\\boxed{7}"),
+            Some("2/3".into())
+        );
+        assert_eq!(ext("The answer is Tuesday."), Some("Tuesday".into()));
+        assert_eq!(
+            ext("The answer is not obvious at first.\nWe find $x = 7$."),
+            Some("x = 7".into())
+        );
     }
 
     #[test]
@@ -442,7 +837,23 @@ mod tests {
         assert_eq!(ext("so\n$$\n\\frac{3}{4}\n$$"), Some("\\frac{3}{4}".into()));
         assert_eq!(ext("Hence x = 9."), Some("9".into()));
         assert_eq!(ext("The total is 12 apples."), None);
+        let paragraph = format!(
+            "{} Then $t = 8$ hours. Jane started 3 hours ago. I hope it is correct.",
+            "We reason at length about the problem. ".repeat(12)
+        );
+        assert_eq!(ext(&paragraph), None);
         assert_eq!(ext("I think about 17 and then I stop"), None);
+        assert_eq!(
+            ext("So on. Therefore, there are 12 sequences. I hope it is correct."),
+            Some("12".into())
+        );
+        assert_eq!(
+            ext("Thus the error increases by 100%."),
+            Some("100%".into())
+        );
+        assert_eq!(ext("Therefore, it is not 12."), None);
+        assert_eq!(ext("Therefore, 12 or 13."), None);
+        assert_eq!(ext("Therefore, 12. Then we check 13."), None);
         assert_eq!(ext(""), None);
     }
 

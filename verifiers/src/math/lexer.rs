@@ -43,6 +43,8 @@ pub enum Tok {
     Semicolon,
     Colon,
     Eq,
+    /// `\approx`: ends the exact part of a chain (`x = 1/3 \approx 0.33`).
+    Approx,
     Ne,
     Lt,
     Le,
@@ -94,8 +96,10 @@ const DROPPED: [&str; 22] = [
 ];
 
 /// Commands whose braced argument is lexed in place.
-const WRAPPERS: [&str; 11] = [
+const WRAPPERS: [&str; 13] = [
     "text",
+    "textnormal",
+    "hbox",
     "textrm",
     "textbf",
     "textit",
@@ -207,6 +211,10 @@ impl Lexer {
             '/' | '÷' => Tok::Slash,
             '^' => Tok::Caret,
             '_' => Tok::Underscore,
+            '!' if self.peek(0) == Some('=') => {
+                self.pos += 1;
+                Tok::Ne
+            }
             '!' => Tok::Bang,
             ',' => Tok::Comma,
             ';' => Tok::Semicolon,
@@ -235,7 +243,7 @@ impl Lexer {
             '°' => Tok::Degree,
             '&' => Tok::Amp,
             '\'' | '′' => Tok::Prime,
-            '$' => Tok::Dollar,
+            '$' | '€' | '£' | '¥' => Tok::Dollar,
             'π' => Tok::Cmd("pi".into()),
             '∞' => Tok::Cmd("infty".into()),
             '√' => Tok::Cmd("sqrt".into()),
@@ -259,6 +267,9 @@ impl Lexer {
         if count == 1 && !in_text {
             return self.push(Tok::Letter(self.chars[start]));
         }
+        if !in_text && word == "or" {
+            return self.push(Tok::Comma);
+        }
         if !in_text && (count == 2 || KNOWN_PLAIN_COMMANDS.contains(&word.as_str())) {
             if KNOWN_PLAIN_COMMANDS.contains(&word.as_str()) {
                 return self.push(Tok::Cmd(word));
@@ -271,6 +282,12 @@ impl Lexer {
         if in_text && count == 1 {
             return self.push(Tok::Letter(self.chars[start]));
         }
+        if matches!(
+            word.to_ascii_lowercase().as_str(),
+            "percent" | "pct" | "percentage"
+        ) {
+            return self.push(Tok::Percent);
+        }
         self.push(Tok::Word(word))
     }
 
@@ -279,6 +296,16 @@ impl Lexer {
         let Some(c) = self.peek(0) else {
             return self.push(Tok::Other('\\'));
         };
+        // `\\frac` from doubly escaped text is `\frac`, not a row break then `frac`; but
+        // `\\x+1` (one letter) is a row break before `x`: no math command is one letter.
+        let letters = (1..)
+            .take_while(|&k| self.peek(k).is_some_and(|d| d.is_ascii_alphabetic()))
+            .take(2)
+            .count();
+        if c == '\\' && letters >= 2 {
+            self.pos += 1;
+            return self.command();
+        }
         if !c.is_ascii_alphabetic() {
             self.pos += 1;
             let tok = match c {
@@ -301,6 +328,14 @@ impl Lexer {
         if DROPPED.contains(&name.as_str()) {
             return Ok(());
         }
+        // `\quadx_2`: spacing written against the next name (common in scraped golds).
+        if let Some(spacing) = ["qquad", "quad"]
+            .into_iter()
+            .find(|p| name.len() > p.len() && name.starts_with(p))
+        {
+            self.pos = start + spacing.len();
+            return Ok(());
+        }
         if WRAPPERS.contains(&name.as_str()) {
             self.skip_spaces();
             if self.peek(0) == Some('{') {
@@ -321,7 +356,8 @@ impl Lexer {
             "lt" => Tok::Lt,
             "gt" => Tok::Gt,
             "ne" | "neq" => Tok::Ne,
-            "approx" | "doteq" | "equiv" => Tok::Eq,
+            "approx" | "simeq" | "sim" => Tok::Approx,
+            "doteq" | "equiv" => Tok::Eq,
             "vert" | "lvert" | "rvert" | "mid" => Tok::Bar,
             "lbrace" => Tok::LSet,
             "rbrace" => Tok::RSet,
@@ -380,12 +416,24 @@ impl Lexer {
         }
         // Thousands: `1,234,567` (outside brackets, no spaces) and `1{,}234`.
         if self.depth == 0 && !digits.is_empty() && digits.len() <= 3 {
-            while self.peek(0) == Some(',')
-                && (1..4).all(|k| self.peek(k).is_some_and(|d| d.is_ascii_digit()))
-                && !self.peek(4).is_some_and(|d| d.is_ascii_digit() || d == '.')
-            {
-                digits.extend(&self.chars[self.pos + 1..self.pos + 4]);
-                self.pos += 4;
+            // `1,000` and MATH's `1,\!000`.
+            loop {
+                // `,\!` may be followed by a space (`11,\! 111`).
+                let skip = if self.at(",\\! ") {
+                    4
+                } else if self.at(",\\!") {
+                    3
+                } else {
+                    1
+                };
+                let grouped = self.peek(0) == Some(',')
+                    && (skip..skip + 3).all(|k| self.peek(k).is_some_and(|d| d.is_ascii_digit()))
+                    && !self.peek(skip + 3).is_some_and(|d| d.is_ascii_digit());
+                if !grouped {
+                    break;
+                }
+                digits.extend(&self.chars[self.pos + skip..self.pos + skip + 3]);
+                self.pos += skip + 3;
             }
         }
         while self.at("{,}") && (3..6).all(|k| self.peek(k).is_some_and(|d| d.is_ascii_digit())) {
@@ -472,6 +520,14 @@ mod tests {
         assert_eq!(t.len(), 3);
         let t = tokenize("2.5e-3").unwrap();
         assert!(matches!(&t[0], Tok::Num(n) if n.exp10 == -3 && n.places == 1));
+        let t = tokenize("1,000.25").unwrap();
+        assert_eq!(num(&t[0]), ("100025".into(), 2));
+        let t = tokenize("\\\\frac").unwrap();
+        assert_eq!(t, vec![Tok::Cmd("frac".into())]);
+        let t = tokenize("11,\\! 111,\\! 100").unwrap();
+        assert_eq!(num(&t[0]), ("11111100".into(), 0));
+        let t = tokenize("10,\\!000").unwrap();
+        assert_eq!(num(&t[0]), ("10000".into(), 0));
         let t = tokenize("1\\,000").unwrap();
         assert_eq!(num(&t[0]), ("1000".into(), 0));
     }

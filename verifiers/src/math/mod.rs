@@ -22,28 +22,64 @@
 //!   `0.333` match `\frac13`, `0.3` and `0.34` do not, `3.14` matches `\pi`, `0.67`
 //!   matches `\frac23` but `0.66` does not. The rule is symmetric (a gold `3.14`
 //!   accepts `\pi`). Two decimals are only equal when exactly equal (`0.50` = `0.5`,
-//!   `0.49` ≠ `0.5`).
+//!   `0.49` ≠ `0.5`). Against an irrational value a decimal of more than 12 places
+//!   (`4.123105625617661` for `\sqrt{17}`, as a program prints it) is checked in double
+//!   precision: within half a unit of its last place plus one ulp, and only up to 17
+//!   significant digits (longer decimals are not accepted against irrationals).
+//! - **Decimal commas.** A comma is a thousands separator before exactly three digits
+//!   (`1,000`), and otherwise separates list items (`1,22` is the list 1, 22). One
+//!   exception, decided by context: when one side is a single number with one comma
+//!   (`1,22`, `1000,99`, `0,111`) and the other side is a number written with a
+//!   decimal point or a decimal comma, the comma is read as a decimal point, so `1,22`
+//!   = `1.22` but `1,22` ≠ `122` and `1,22` is still the list {1, 22} against `1, 22`.
 //! - **Percentages.** `x\%` means `x/100`. An answer with a percent sign also matches
 //!   the bare number on the other side (`25\%` = `25`), and either side may write the
 //!   fraction (`25\%` = `0.25` = `\frac14`).
 //! - **Units and degrees.** Unit words (`cm`, `dollars`, `\text{ inches}`, …), currency
-//!   `\$` and `^\circ` are stripped. When both sides carry units they must agree.
-//! - **Equations.** `x = v` compares by `v` against a value; two equations compare as
-//!   equations (proportional `lhs − rhs`). `n = 1, 2, 3` is `n = {1, 2, 3}`.
+//!   `\$` and `^\circ` are stripped. When both sides carry units they must agree. A
+//!   one-letter SI unit (`m s g h L N J W K V`) after a plain number counts as a unit
+//!   only when a space separates it (`5 m`) or it carries `²`/`³` (`3m²`); `5m` stays
+//!   the product of 5 and `m`. Degrees never equal radians (`30^\circ` ≠ `\frac{\pi}{6}`,
+//!   as in Math-Verify).
+//! - **Ratios.** `a:b` is `a/b` (`7:32` = `\frac{7}{32}`, `A:B = 2:3` against `2:3`), so
+//!   proportional ratios are equal (`2:4` = `1:2`); inside `\{…\}` the colon reads
+//!   "such that" and is not a ratio; three-part ratios are compared only as text.
+//! - **Equations.** `x = v` compares by `v` against a value when its left side only
+//!   names something (`x`, `f(x)`, `(p, q)`, `AB`); `7 = 11a + c` is not the value
+//!   `11a + c`. A chain `x = 2 + 2 = 4` is its last side; with `\approx`, the side before
+//!   it (`x = 1/3 \approx 0.33` is `1/3`). Two equations compare as equations
+//!   (proportional `lhs − rhs`, so `2x+4y-3=0` = `y=-x/2+3/4`). `n = 1, 2, 3` is
+//!   `n = {1, 2, 3}`.
+//! - **Inequalities** in one variable are intervals (`1<x\le2` = `(1,2]`, `x \in [a,b]`
+//!   = `[a,b]`); other inequalities are equal when `lhs − rhs` are positive multiples
+//!   (or negative multiples with the operator flipped: `x<1` = `-x>-1`).
+//! - **Numbers** may use thousands separators (`1,000`, `1{,}000`, `10,\!000`),
+//!   scientific notation (`1.5e3`, `1.5\times10^3`), mixed numbers (`3\frac12`) and
+//!   other bases (`204_5` = 54).
 //! - **Sets** and bare lists are unordered; **tuples, intervals, matrices** ordered.
+//!   Bare braces only group (`{1,3}` is the list `1, 3`, as LaTeX renders it). A tuple
+//!   listed twice counts once; a repeated number does not (`\{1,2,2\}` ≠ `\{1,2\}`).
+//!   Semicolon-separated solutions naming the same unknowns (`p=5,q=2;p=7,q=2`) are a
+//!   set of tuples (`(5,2),(7,2)`). Inequalities on `|x|` are unions of intervals
+//!   (`1 \le |z| \le 2` = `[-2,-1] ∪ [1,2]`).
+//! - **Matrix arithmetic** written in an answer (`A + B`, `2A`, `AB` with explicit
+//!   matrices up to 8×8) is carried out before comparing.
 //! - `\pm` yields both values, so `\pm 2` ≠ `2`.
 //! - **Multiple choice**: a single capital letter (optionally in parentheses).
 //! - Text answers compare lower-cased without spaces.
 
+mod decimal_comma;
 mod equivalence;
 mod exact;
 mod expr;
 mod extract;
 mod lexer;
-mod limits;
+pub mod limits;
+mod matrix;
 mod normal;
 mod numeric;
 mod parser;
+mod plus_minus;
 mod verifier;
 
 pub use equivalence::Outcome;
@@ -124,7 +160,18 @@ pub fn equivalent(answer: &str, gold: &str) -> MathVerdict {
         verdict: "wrong",
         reason: String::new(),
     };
-    let outcome = decide(answer, &gold, &mut budget, &mut out);
+    let mut outcome = decide(answer, &gold, &mut budget, &mut out);
+    if let Outcome::NotEqual(_) = outcome {
+        // A lone `1,22` is a list unless the other side is a decimal: then a decimal comma.
+        if let Some((a, g)) = decimal_comma::reading(answer, &gold) {
+            let mut retry = out.clone();
+            let again = decide(&a, &g, &mut budget, &mut retry);
+            if again.is_equal() {
+                outcome = Outcome::Equal("same value with a decimal comma");
+                out = retry;
+            }
+        }
+    }
     match outcome {
         Outcome::Equal(why) => {
             out.correct = true;
@@ -144,7 +191,10 @@ fn decide(answer: &str, gold: &str, budget: &mut Budget, out: &mut MathVerdict) 
     if answer.len() > limits::MAX_ANSWER_BYTES || gold.len() > limits::MAX_ANSWER_BYTES {
         return Outcome::Undecidable(LimitHit::AnswerTooLong);
     }
-    if squash(answer) == squash(gold) && !squash(gold).is_empty() {
+    let squashed = squash(gold);
+    if !squashed.is_empty()
+        && (squash(answer) == squashed || unwrapped_text(answer) == unwrapped_text(gold))
+    {
         return Outcome::Equal("same text");
     }
     let g = match parse(gold) {
@@ -158,6 +208,16 @@ fn decide(answer: &str, gold: &str, budget: &mut Budget, out: &mut MathVerdict) 
             };
         }
     };
+    // A choice answered as `(B) 42` or `B. 42`: the letter is the answer.
+    if let (Expr::Text(letter), Some(chosen)) = (&g.expr, parser::leading_choice(answer)) {
+        if letter.len() == 1 {
+            return if letter.starts_with(chosen) {
+                Outcome::Equal("same choice")
+            } else {
+                Outcome::NotEqual("different choice")
+            };
+        }
+    }
     let a = match parse(answer) {
         Ok(p) => p,
         Err(ParseError::Limit(l)) => return Outcome::Undecidable(l),
@@ -199,6 +259,32 @@ fn squash(s: &str) -> String {
     }
     t = t.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac");
     t.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// Lower-cased text with `\text{…}`-style wrappers (and their braces), spaces and `$`
+/// removed: `\text{A, C}` and `A, C` agree.
+fn unwrapped_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    let mut closers = 0usize;
+    while let Some(c) = rest.chars().next() {
+        let wrapper = ["\\text{", "\\textbf{", "\\mathrm{", "\\mathbf{", "\\mbox{"]
+            .iter()
+            .find(|w| rest.starts_with(**w));
+        if let Some(w) = wrapper {
+            rest = &rest[w.len()..];
+            closers += 1;
+            continue;
+        }
+        rest = &rest[c.len_utf8()..];
+        match c {
+            '}' if closers > 0 => closers -= 1,
+            '$' => {}
+            c if c.is_whitespace() => {}
+            c => out.extend(c.to_lowercase()),
+        }
+    }
+    out
 }
 
 /// Units reduced to one spelling per unit.

@@ -80,7 +80,7 @@ impl Normalizer<'_> {
                 let mut acc = Value::constant(BigRational::zero());
                 for x in xs {
                     let v = self.value(x)?;
-                    acc = acc.add(&v, self.budget)?;
+                    acc = acc.add_owned(&v, self.budget)?;
                 }
                 acc
             }

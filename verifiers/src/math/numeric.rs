@@ -169,7 +169,10 @@ fn eval(e: &Expr, env: &BTreeMap<String, f64>, budget: &mut Budget, depth: usize
         },
         Expr::Binom(n, k) => match (go(n, budget)?, go(k, budget)?) {
             (Some(n), Some(k))
-                if n.fract() == 0.0 && k.fract() == 0.0 && n <= 1000.0 && k >= 0.0 =>
+                if n.fract() == 0.0
+                    && k.fract() == 0.0
+                    && (0.0..=1000.0).contains(&n)
+                    && (0.0..=n).contains(&k) =>
             {
                 (0..k as u64).fold(1.0, |acc, j| acc * (n - j as f64) / (j as f64 + 1.0))
             }

@@ -41,8 +41,22 @@ pub fn parse(src: &str) -> Result<Parsed, ParseError> {
     if src.len() > MAX_ANSWER_BYTES {
         return Err(ParseError::Limit(LimitHit::AnswerTooLong));
     }
+    if let Some(groups) = solution_groups(src) {
+        return Ok(groups);
+    }
+    let (src, letter_unit) = split_letter_unit(src);
     let tokens = tokenize(src)?;
-    let (tokens, units) = strip_units(tokens);
+    let (tokens, mut units) = strip_units(tokens);
+    if let Some(unit) = letter_unit {
+        // Only a plain value may carry a one-letter unit: `5 m` is 5 metres, `5 m + n` is not.
+        if tokens
+            .iter()
+            .any(|t| matches!(t, Tok::Letter(_) | Tok::Word(_)))
+        {
+            return Err(ParseError::Syntax("a letter after an expression".into()));
+        }
+        units.push(unit);
+    }
     if tokens.is_empty() {
         return Err(ParseError::Syntax("empty answer".into()));
     }
@@ -58,10 +72,13 @@ pub fn parse(src: &str) -> Result<Parsed, ParseError> {
             units,
         });
     }
+    // In `\{x : x > 0\}` the colon reads "such that"; elsewhere `a:b` is a ratio.
+    let ratios = !tokens.contains(&Tok::LSet);
     let mut p = Parser {
         toks: tokens,
         pos: 0,
         depth: 0,
+        ratios,
     };
     let expr = p.list()?;
     if p.pos != p.toks.len() {
@@ -71,18 +88,21 @@ pub fn parse(src: &str) -> Result<Parsed, ParseError> {
         )));
     }
     Ok(Parsed {
-        expr: reshape_equation_list(expr),
+        expr: super::plus_minus::lift(super::matrix::fold(reshape_equation_list(expr))),
         units,
     })
 }
 
-/// Whether a word of prose remains (environment names such as `pmatrix` do not count).
+/// Whether a word of prose remains (environment names such as `pmatrix` and
+/// subscripts such as `S_{MBCN}` do not count).
 fn has_prose(tokens: &[Tok]) -> bool {
     tokens.iter().enumerate().any(|(k, t)| {
         matches!(t, Tok::Word(_))
             && !(k >= 2
                 && tokens[k - 1] == Tok::LBrace
-                && matches!(&tokens[k - 2], Tok::Cmd(c) if c == "begin" || c == "end"))
+                && (matches!(&tokens[k - 2], Tok::Cmd(c) if c == "begin" || c == "end")
+                    || tokens[k - 2] == Tok::Underscore))
+            && !(k >= 1 && tokens[k - 1] == Tok::Underscore)
     })
 }
 
@@ -164,6 +184,36 @@ fn is_unit(word: &str) -> bool {
     UNITS.contains(&lower.as_str())
 }
 
+/// One-letter SI units (metres, seconds, grams, hours, litres, newtons, joules, watts,
+/// kelvin, volts).
+const UNIT_LETTERS: [char; 10] = ['m', 's', 'g', 'h', 'L', 'N', 'J', 'W', 'K', 'V'];
+
+/// Splits a trailing one-letter unit off a value: `5 m`, `12.5 s`, `1,000.99m²`. The
+/// letter counts as a unit only when a space separates it from a digit, or when it
+/// carries `²`/`³` (`5m` and `5 m^2` stay a product with the variable `m`).
+fn split_letter_unit(src: &str) -> (&str, Option<String>) {
+    let trimmed = src.trim_end().trim_end_matches(['.', '$']).trim_end();
+    let (body, squared) = match trimmed.strip_suffix(['²', '³']) {
+        Some(b) => (b, true),
+        None => (trimmed, false),
+    };
+    let Some(unit) = body
+        .chars()
+        .next_back()
+        .filter(|c| UNIT_LETTERS.contains(c))
+    else {
+        return (src, None);
+    };
+    let value = &body[..body.len() - unit.len_utf8()];
+    let spaced = value.ends_with(char::is_whitespace);
+    let after_digit = value.trim_end().ends_with(|c: char| c.is_ascii_digit());
+    if after_digit && (spaced || squared) {
+        (value.trim_end(), Some(unit.to_string()))
+    } else {
+        (src, None)
+    }
+}
+
 /// Removes unit words (with a following `^2`/`^3`), currency signs and the words
 /// that trail a value (`5 apples`); `and`/`or` between items become commas.
 fn strip_units(mut tokens: Vec<Tok>) -> (Vec<Tok>, Vec<String>) {
@@ -221,6 +271,74 @@ fn choice_letter(tokens: &[Tok]) -> Option<char> {
     (letter.is_ascii_uppercase() && letter <= 'J').then_some(letter)
 }
 
+/// The choice letter that opens an answer such as `(B) 42`, `B) 42`, `B. 42` or
+/// `\text{(B) } 42`; `None` when the answer does not open with one.
+pub fn leading_choice(answer: &str) -> Option<char> {
+    let s = answer.trim_start();
+    let s = s.strip_prefix("\\text{").unwrap_or(s).trim_start();
+    let (s, parenthesised) = match s.strip_prefix('(') {
+        Some(rest) => (rest, true),
+        None => (s, false),
+    };
+    let mut chars = s.chars();
+    let letter = chars
+        .next()
+        .filter(|c| c.is_ascii_uppercase() && *c <= 'J')?;
+    let after = chars.as_str();
+    let closed = if parenthesised {
+        after.starts_with(')')
+    } else {
+        after.starts_with(')') || after.starts_with(". ") || after.starts_with(":")
+    };
+    closed.then_some(letter)
+}
+
+/// `p=5,q=2;p=7,q=2`: solutions separated by semicolons, each a list of equations
+/// naming the same unknowns in the same order, are a list of solutions, each the
+/// ordered tuple of its equations (so `p=5,q=2` matches `(5,2)`, not `(2,5)`). `None` when the text is not of that shape.
+fn solution_groups(src: &str) -> Option<Parsed> {
+    if !src.contains(';') {
+        return None;
+    }
+    let mut groups = Vec::new();
+    let mut names: Option<Vec<Expr>> = None;
+    for part in src.split(';') {
+        let parsed = parse_group(part)?;
+        let Expr::List(items) = parsed else {
+            return None;
+        };
+        let lefts = items
+            .iter()
+            .map(|e| match e {
+                Expr::Relation { sides, ops } if ops == &[RelOp::Eq] && sides.len() == 2 => {
+                    matches!(sides[0], Expr::Var(_)).then(|| sides[0].clone())
+                }
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()?;
+        if names.get_or_insert_with(|| lefts.clone()) != &lefts {
+            return None;
+        }
+        groups.push(Expr::Tuple {
+            open: '(',
+            close: ')',
+            items,
+        });
+    }
+    (groups.len() >= 2).then(|| Parsed {
+        expr: Expr::List(groups),
+        units: Vec::new(),
+    })
+}
+
+/// One semicolon-free group, parsed on its own.
+fn parse_group(part: &str) -> Option<Expr> {
+    if part.contains(';') || part.trim().is_empty() {
+        return None;
+    }
+    parse(part).ok().map(|p| p.expr)
+}
+
 /// `n = 1, 2, 3` parses as a list whose first item is an equation; read it as
 /// `n = {1, 2, 3}` so that it compares by its right-hand side.
 fn reshape_equation_list(expr: Expr) -> Expr {
@@ -251,6 +369,8 @@ struct Parser {
     toks: Vec<Tok>,
     pos: usize,
     depth: usize,
+    /// Whether `a:b` is read as the ratio `a/b`.
+    ratios: bool,
 }
 
 type PResult = Result<Expr, ParseError>;
@@ -334,6 +454,7 @@ impl Parser {
     fn rel_op(&self) -> Option<RelOp> {
         Some(match self.peek()? {
             Tok::Eq => RelOp::Eq,
+            Tok::Approx => RelOp::Approx,
             Tok::Ne => RelOp::Ne,
             Tok::Lt => RelOp::Lt,
             Tok::Le => RelOp::Le,
@@ -345,19 +466,34 @@ impl Parser {
     }
 
     fn relation(&mut self) -> PResult {
-        let first = self.union()?;
+        let first = self.ratio()?;
         let mut sides = vec![first];
         let mut ops = Vec::new();
         while let Some(op) = self.rel_op() {
             self.pos += 1;
             ops.push(op);
-            sides.push(self.union()?);
+            sides.push(self.ratio()?);
         }
         Ok(if ops.is_empty() {
             sides.pop().unwrap_or(Expr::List(Vec::new()))
         } else {
             Expr::Relation { sides, ops }
         })
+    }
+
+    /// `a:b` is the ratio `a/b` (`7:32` = `\frac{7}{32}`, `A:B = 1`); a three-part ratio
+    /// has no single value and is not compared.
+    fn ratio(&mut self) -> PResult {
+        let first = self.union()?;
+        if !self.ratios || self.peek() != Some(&Tok::Colon) {
+            return Ok(first);
+        }
+        self.pos += 1;
+        let second = self.union()?;
+        if self.peek() == Some(&Tok::Colon) {
+            return Err(syntax("ratios of three parts are not compared"));
+        }
+        Ok(Expr::Div(Box::new(first), Box::new(second)))
     }
 
     fn union(&mut self) -> PResult {
@@ -578,13 +714,11 @@ impl Parser {
             Tok::Num(n) => self.after_number(n)?,
             Tok::Letter(c) => self.letter(c)?,
             Tok::LParen | Tok::LBrack => self.bracketed(tok)?,
+            // Bare braces only group in LaTeX: `{1,3}` renders as the list `1,3`.
             Tok::LBrace => {
                 let inner = self.list()?;
                 self.expect(&Tok::RBrace)?;
-                match inner {
-                    Expr::List(items) => Expr::Set(items),
-                    other => other,
-                }
+                inner
             }
             Tok::LSet => {
                 if self.eat(&Tok::RSet) {
@@ -612,6 +746,12 @@ impl Parser {
 
     /// A number, possibly the whole part of a mixed number (`3\frac{1}{2}`).
     fn after_number(&mut self, n: Numeral) -> PResult {
+        // `204_5`, `1011_{2}`: a numeral in another base.
+        if n.is_integer_literal() && self.peek() == Some(&Tok::Underscore) {
+            self.pos += 1;
+            let base = self.subscript_text()?;
+            return based_numeral(&n.digits, &base);
+        }
         if n.is_integer_literal() && self.is_cmd("frac") {
             let save = self.pos;
             self.pos += 1;
@@ -627,6 +767,18 @@ impl Parser {
                 ]));
             }
             self.pos = save;
+        }
+        // `0.\overline{3}`, `0.1\overline{6}`: a repeating decimal.
+        if n.decimal && n.exp10 == 0 && self.is_cmd("overline") {
+            if let Some(Tok::Num(block)) = self.peek_at(2).cloned() {
+                if self.peek_at(1) == Some(&Tok::LBrace)
+                    && self.peek_at(3) == Some(&Tok::RBrace)
+                    && block.is_integer_literal()
+                {
+                    self.pos += 4;
+                    return repeating_decimal(n, &block.digits);
+                }
+            }
         }
         Ok(Expr::Num(n))
     }
@@ -697,6 +849,22 @@ impl Parser {
             "pi" => Expr::Const(Constant::Pi),
             "infty" | "inf" | "infinity" => Expr::Const(Constant::Infinity),
             "emptyset" => Expr::Set(Vec::new()),
+            // `\mathbb{R}`: all reals, the interval (-∞, ∞).
+            "mathbb" => {
+                let name = match self.argument()? {
+                    Expr::Var(v) => v,
+                    _ => return Err(syntax("\\mathbb needs a letter")),
+                };
+                if name != "R" {
+                    return Ok(Expr::Var(format!("\\mathbb{{{name}}}")));
+                }
+                let inf = Expr::Const(Constant::Infinity);
+                Expr::Tuple {
+                    open: '(',
+                    close: ')',
+                    items: vec![Expr::Neg(Box::new(inf.clone())), inf],
+                }
+            }
             "frac" => {
                 let num = self.argument()?;
                 let den = self.argument()?;
@@ -760,7 +928,20 @@ impl Parser {
                 self.expect(&Tok::RParen)?;
                 a
             }
-            _ => self.power()?,
+            _ => {
+                // `\sin 2x` is `sin(2x)`; the argument stops at a sign or a function.
+                let mut factors = vec![self.power()?];
+                while matches!(self.peek(), Some(Tok::Letter(_)))
+                    || matches!(self.peek(), Some(Tok::Cmd(c)) if c == "pi")
+                {
+                    factors.push(self.power()?);
+                }
+                if factors.len() == 1 {
+                    factors.pop().unwrap_or(Expr::List(Vec::new()))
+                } else {
+                    Expr::Mul(factors)
+                }
+            }
         };
         let applied = match (f, base) {
             (Func::Log, Some(b)) => Expr::LogBase(Box::new(b), Box::new(arg)),
@@ -835,6 +1016,51 @@ impl Parser {
         }
         Err(syntax("unclosed environment name"))
     }
+}
+
+/// `n` followed by the repeating block `block`: `n + block / ((10^k − 1)·10^p)` for a
+/// block of `k` digits after `p` written places.
+fn repeating_decimal(n: Numeral, block: &str) -> PResult {
+    if block.len() > 64 || n.places > 64 {
+        return Err(syntax("repeating block too long"));
+    }
+    let denominator = format!(
+        "{}{}",
+        "9".repeat(block.len()),
+        "0".repeat(n.places as usize)
+    );
+    let integer = |digits: String| {
+        Expr::Num(Numeral {
+            digits,
+            places: 0,
+            decimal: false,
+            exp10: 0,
+        })
+    };
+    Ok(Expr::Add(vec![
+        Expr::Num(n),
+        Expr::Div(
+            Box::new(integer(block.to_owned())),
+            Box::new(integer(denominator)),
+        ),
+    ]))
+}
+
+/// The value of `digits` read in `base` (2–36), as a decimal numeral.
+fn based_numeral(digits: &str, base: &str) -> PResult {
+    let radix: u32 = base
+        .parse()
+        .ok()
+        .filter(|b| (2..=36).contains(b))
+        .ok_or_else(|| syntax("numeral base must be 2 to 36"))?;
+    let value = num_bigint::BigUint::parse_bytes(digits.as_bytes(), radix)
+        .ok_or_else(|| syntax("digit outside the numeral's base"))?;
+    Ok(Expr::Num(Numeral {
+        digits: value.to_string(),
+        places: 0,
+        decimal: false,
+        exp10: 0,
+    }))
 }
 
 fn finish_matrix(rows: Vec<Vec<Expr>>) -> PResult {
