@@ -13,20 +13,30 @@ fn py(code: &str, input: &str, output: &str) -> cascade_envs::Reward {
 #[test]
 fn infinite_loops_hit_the_time_limit() {
     assert_eq!(verdict(&py("while True:\n    pass", "", "")), "time_limit");
-    assert_eq!(verdict(&score(stdio("c", "int main(){for(;;);}", "", ""))), "time_limit");
+    assert_eq!(
+        verdict(&score(stdio("c", "int main(){for(;;);}", "", ""))),
+        "time_limit"
+    );
 }
 
 #[test]
 fn sleeping_spends_the_time_budget_instead_of_blocking() {
     let r = py("import time\ntime.sleep(60)\nprint('late')", "", "late");
     assert_eq!(verdict(&r), "time_limit");
-    let r = py("import time\nt=time.time()\ntime.sleep(0.5)\nprint(time.time()-t >= 0.5)", "", "True");
+    let r = py(
+        "import time\nt=time.time()\ntime.sleep(0.5)\nprint(time.time()-t >= 0.5)",
+        "",
+        "True",
+    );
     assert_eq!(verdict(&r), "accepted", "{r:?}");
 }
 
 #[test]
 fn huge_allocations_hit_the_memory_limit() {
-    assert_eq!(verdict(&py("x = bytearray(2 * 10**9)\nprint(len(x))", "", "")), "memory_limit");
+    assert_eq!(
+        verdict(&py("x = bytearray(2 * 10**9)\nprint(len(x))", "", "")),
+        "memory_limit"
+    );
     assert_eq!(verdict(&py("x = [0] * (10**9)", "", "")), "memory_limit");
     let c = "#include <stdlib.h>\n#include <string.h>\nint main(){char*p=malloc(2000000000u);if(!p)return 3;memset(p,1,2000000000u);return p[5];}";
     assert_eq!(verdict(&score(stdio("c", c, "", ""))), "memory_limit");
@@ -44,15 +54,34 @@ fn deep_recursion_runs() {
 
 #[test]
 fn unbounded_recursion_is_an_error_not_a_crash() {
-    let r = py("import sys\nsys.setrecursionlimit(10**9)\ndef f(n):\n    return f(n+1)\nf(0)", "", "");
-    assert!(["runtime_error", "memory_limit"].contains(&verdict(&r).as_str()), "{r:?}");
-    let r = score(stdio("c", "int f(int n){return f(n+1)+1;}\nint main(){return f(0);}", "", ""));
-    assert!(["runtime_error", "time_limit"].contains(&verdict(&r).as_str()), "{r:?}");
+    let r = py(
+        "import sys\nsys.setrecursionlimit(10**9)\ndef f(n):\n    return f(n+1)\nf(0)",
+        "",
+        "",
+    );
+    assert!(
+        ["runtime_error", "memory_limit"].contains(&verdict(&r).as_str()),
+        "{r:?}"
+    );
+    let r = score(stdio(
+        "c",
+        "int f(int n){return f(n+1)+1;}\nint main(){return f(0);}",
+        "",
+        "",
+    ));
+    assert!(
+        ["runtime_error", "time_limit"].contains(&verdict(&r).as_str()),
+        "{r:?}"
+    );
 }
 
 #[test]
 fn output_floods_are_cut() {
-    let r = py("import sys\nwhile True:\n    sys.stdout.write('x' * 100000)", "", "x");
+    let r = py(
+        "import sys\nwhile True:\n    sys.stdout.write('x' * 100000)",
+        "",
+        "x",
+    );
     assert_eq!(verdict(&r), "runtime_error");
     let r = py("print('y' * (100 * 2**20))", "", "y");
     assert_eq!(verdict(&r), "runtime_error");
@@ -70,7 +99,11 @@ fn host_files_are_invisible() {
         assert_eq!(verdict(&r), "runtime_error", "{code}: {r:?}");
         assert!(!stderr(&r).contains("root:x"), "{code}");
     }
-    let r = py("import os\nprint(os.environ.get('HOME'), os.environ.get('PATH'))", "", "None None");
+    let r = py(
+        "import os\nprint(os.environ.get('HOME'), os.environ.get('PATH'))",
+        "",
+        "None None",
+    );
     assert_eq!(verdict(&r), "accepted", "host environment leaked: {r:?}");
 }
 
@@ -81,7 +114,10 @@ fn writes_outside_are_refused() {
     let code = format!("open({:?}, 'w').write('x')", marker.display().to_string());
     assert_eq!(verdict(&py(&code, "", "")), "runtime_error");
     assert!(!marker.exists());
-    assert_eq!(verdict(&py("open('escape.txt', 'w').write('x')", "", "")), "runtime_error");
+    assert_eq!(
+        verdict(&py("open('escape.txt', 'w').write('x')", "", "")),
+        "runtime_error"
+    );
 }
 
 #[test]
@@ -102,7 +138,11 @@ fn no_network_no_processes() {
 #[test]
 fn reading_past_stdin_end() {
     assert_eq!(verdict(&py("input()\ninput()", "1\n", "")), "runtime_error");
-    let r = py("import sys\na = sys.stdin.read()\nb = sys.stdin.read()\nprint(len(a), len(b))", "xy", "2 0");
+    let r = py(
+        "import sys\na = sys.stdin.read()\nb = sys.stdin.read()\nprint(len(a), len(b))",
+        "xy",
+        "2 0",
+    );
     assert_eq!(verdict(&r), "accepted", "{r:?}");
     let c = "#include <stdio.h>\nint main(){int a,b=7;int n=scanf(\"%d %d\",&a,&b);printf(\"%d %d\\n\",n,b);}";
     assert_eq!(verdict(&score(stdio("c", c, "5", "1 7"))), "accepted");
@@ -158,8 +198,17 @@ fn compile_bombs_and_include_leaks_are_compile_errors() {
     let bomb = "template<int N> struct F { static const long v = F<N-1>::v + F<N-2>::v; };\ntemplate<> struct F<0> { static const long v = 0; };\ntemplate<> struct F<1> { static const long v = 1; };\nint main(){ return (int)F<100000>::v; }";
     let r = score(stdio("cpp", bomb, "", ""));
     assert_eq!(verdict(&r), "compile_error", "{r:?}");
-    for include in ["#include \"/etc/passwd\"", "#include </etc/passwd>", "#include \"/root/.bashrc\""] {
-        let r = score(stdio("c", &format!("{include}\nint main(){{return 0;}}"), "", ""));
+    for include in [
+        "#include \"/etc/passwd\"",
+        "#include </etc/passwd>",
+        "#include \"/root/.bashrc\"",
+    ] {
+        let r = score(stdio(
+            "c",
+            &format!("{include}\nint main(){{return 0;}}"),
+            "",
+            "",
+        ));
         assert_eq!(verdict(&r), "compile_error");
         assert!(!stderr(&r).contains("root:"), "{include} leaked: {r:?}");
     }

@@ -33,14 +33,16 @@ pub enum CodeFormat {
 impl CodeFormat {
     /// Parses `humaneval`, `mbpp`, `livecodebench`, `apps` or `codecontests`.
     pub fn parse(name: &str) -> Result<Self, LoadError> {
-        Ok(match name.to_ascii_lowercase().replace(['-', '_'], "").as_str() {
-            "humaneval" => CodeFormat::HumanEval,
-            "mbpp" => CodeFormat::Mbpp,
-            "livecodebench" | "lcb" => CodeFormat::LiveCodeBench,
-            "apps" => CodeFormat::Apps,
-            "codecontests" => CodeFormat::CodeContests,
-            _ => return Err(LoadError::UnknownFormat(name.to_owned())),
-        })
+        Ok(
+            match name.to_ascii_lowercase().replace(['-', '_'], "").as_str() {
+                "humaneval" => CodeFormat::HumanEval,
+                "mbpp" => CodeFormat::Mbpp,
+                "livecodebench" | "lcb" => CodeFormat::LiveCodeBench,
+                "apps" => CodeFormat::Apps,
+                "codecontests" => CodeFormat::CodeContests,
+                _ => return Err(LoadError::UnknownFormat(name.to_owned())),
+            },
+        )
     }
 }
 
@@ -53,7 +55,11 @@ pub struct LoadOptions {
 }
 
 /// Reads a JSONL file of `format` into rows, in order; blank lines are skipped.
-pub fn load(path: &Path, format: CodeFormat, options: LoadOptions) -> Result<Vec<Value>, LoadError> {
+pub fn load(
+    path: &Path,
+    format: CodeFormat,
+    options: LoadOptions,
+) -> Result<Vec<Value>, LoadError> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
         file: file.clone(),
@@ -138,7 +144,10 @@ fn mbpp(row: &Value, options: LoadOptions) -> Result<Value, String> {
         .find_map(|a| called_name(a))
         .or_else(|| defined_name(code))
         .ok_or("cannot tell the function under test from `test_list`")?;
-    let setup = row.get("test_setup_code").and_then(Value::as_str).unwrap_or("");
+    let setup = row
+        .get("test_setup_code")
+        .and_then(Value::as_str)
+        .unwrap_or("");
     let mut test_code = format!("{setup}\n\ndef check(candidate):\n");
     for a in &asserts {
         test_code.push_str(&format!("    {}\n", a.trim()));
@@ -164,17 +173,28 @@ fn called_name(assertion: &str) -> Option<String> {
     let rest = assertion.trim().strip_prefix("assert")?.trim_start();
     let rest = rest.strip_prefix("not ").unwrap_or(rest).trim_start();
     let rest = rest.strip_prefix('(').unwrap_or(rest).trim_start();
-    let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
     let after = &rest[name.len()..];
-    (!name.is_empty() && after.starts_with('(') && !matches!(name.as_str(), "set" | "math" | "abs" | "sorted" | "len" | "list" | "str" | "int" | "float" | "round"))
-        .then_some(name)
+    (!name.is_empty()
+        && after.starts_with('(')
+        && !matches!(
+            name.as_str(),
+            "set" | "math" | "abs" | "sorted" | "len" | "list" | "str" | "int" | "float" | "round"
+        ))
+    .then_some(name)
 }
 
 /// The first top-level `def NAME` of a program.
 fn defined_name(code: &str) -> Option<String> {
     code.lines().find_map(|l| {
         let rest = l.strip_prefix("def ")?;
-        let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
         (!name.is_empty()).then_some(name)
     })
 }
@@ -182,7 +202,9 @@ fn defined_name(code: &str) -> Option<String> {
 /// A JSON value that may be stored as a JSON string (LiveCodeBench, APPS do).
 fn embedded(row: &Value, key: &str) -> Result<Value, String> {
     match row.get(key) {
-        Some(Value::String(s)) => serde_json::from_str(s).map_err(|e| format!("field `{key}` is not JSON: {e}")),
+        Some(Value::String(s)) => {
+            serde_json::from_str(s).map_err(|e| format!("field `{key}` is not JSON: {e}"))
+        }
         Some(v) => Ok(v.clone()),
         None => Err(format!("missing field `{key}`")),
     }
@@ -217,17 +239,24 @@ pub fn function_call_tests(name: &str, calls: &[(Vec<Value>, Value)]) -> Value {
 
 fn livecodebench(row: &Value) -> Result<Value, String> {
     let cases = embedded(row, "public_test_cases")?;
-    let cases = cases.as_array().ok_or("`public_test_cases` is not a list")?;
+    let cases = cases
+        .as_array()
+        .ok_or("`public_test_cases` is not a list")?;
     let mut private = match row.get("private_test_cases") {
         Some(Value::String(s)) if s.trim_start().starts_with('[') => {
-            serde_json::from_str::<Value>(s).ok().and_then(|v| v.as_array().cloned()).unwrap_or_default()
+            serde_json::from_str::<Value>(s)
+                .ok()
+                .and_then(|v| v.as_array().cloned())
+                .unwrap_or_default()
         }
         Some(Value::Array(a)) => a.clone(),
         _ => Vec::new(),
     };
     let mut all = cases.clone();
     all.append(&mut private);
-    let functional = all.iter().any(|c| c.get("testtype").and_then(Value::as_str) == Some("functional"));
+    let functional = all
+        .iter()
+        .any(|c| c.get("testtype").and_then(Value::as_str) == Some("functional"));
     let tests = if functional {
         let metadata = embedded(row, "metadata").unwrap_or(Value::Null);
         let name = metadata
@@ -236,14 +265,23 @@ fn livecodebench(row: &Value) -> Result<Value, String> {
             .ok_or("functional cases need `metadata.func_name`")?;
         let mut calls = Vec::new();
         for c in &all {
-            let input = c.get("input").and_then(Value::as_str).ok_or("case without `input`")?;
-            let output = c.get("output").and_then(Value::as_str).ok_or("case without `output`")?;
+            let input = c
+                .get("input")
+                .and_then(Value::as_str)
+                .ok_or("case without `input`")?;
+            let output = c
+                .get("output")
+                .and_then(Value::as_str)
+                .ok_or("case without `output`")?;
             let args = input
                 .lines()
                 .filter(|l| !l.trim().is_empty())
-                .map(|l| serde_json::from_str(l).map_err(|e| format!("argument `{l}` is not JSON: {e}")))
+                .map(|l| {
+                    serde_json::from_str(l).map_err(|e| format!("argument `{l}` is not JSON: {e}"))
+                })
                 .collect::<Result<Vec<Value>, String>>()?;
-            let expected = serde_json::from_str(output).map_err(|e| format!("output is not JSON: {e}"))?;
+            let expected =
+                serde_json::from_str(output).map_err(|e| format!("output is not JSON: {e}"))?;
             calls.push((args, expected));
         }
         function_call_tests(name, &calls)
@@ -270,10 +308,20 @@ fn as_text(v: &Value) -> String {
 
 fn apps(row: &Value) -> Result<Value, String> {
     let io = embedded(row, "input_output")?;
-    let inputs = io.get("inputs").and_then(Value::as_array).ok_or("`input_output.inputs` missing")?;
-    let outputs = io.get("outputs").and_then(Value::as_array).ok_or("`input_output.outputs` missing")?;
+    let inputs = io
+        .get("inputs")
+        .and_then(Value::as_array)
+        .ok_or("`input_output.inputs` missing")?;
+    let outputs = io
+        .get("outputs")
+        .and_then(Value::as_array)
+        .ok_or("`input_output.outputs` missing")?;
     if inputs.len() != outputs.len() {
-        return Err(format!("{} inputs but {} outputs", inputs.len(), outputs.len()));
+        return Err(format!(
+            "{} inputs but {} outputs",
+            inputs.len(),
+            outputs.len()
+        ));
     }
     let tests = match io.get("fn_name").and_then(Value::as_str) {
         Some(name) => {
@@ -309,10 +357,22 @@ fn codecontests(row: &Value) -> Result<Value, String> {
     let mut cases = Vec::new();
     for key in ["public_tests", "private_tests", "generated_tests"] {
         let Some(t) = row.get(key) else { continue };
-        let inputs = t.get("input").and_then(Value::as_array).cloned().unwrap_or_default();
-        let outputs = t.get("output").and_then(Value::as_array).cloned().unwrap_or_default();
+        let inputs = t
+            .get("input")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let outputs = t
+            .get("output")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         if inputs.len() != outputs.len() {
-            return Err(format!("`{key}`: {} inputs but {} outputs", inputs.len(), outputs.len()));
+            return Err(format!(
+                "`{key}`: {} inputs but {} outputs",
+                inputs.len(),
+                outputs.len()
+            ));
         }
         for (i, o) in inputs.iter().zip(&outputs) {
             cases.push(json!({"input": as_text(i), "output": as_text(o)}));
@@ -323,7 +383,11 @@ fn codecontests(row: &Value) -> Result<Value, String> {
     }
     let tests = json!({"kind": "stdio", "cases": cases});
     let mut m = python_row(id_of(row, "name")?, text(row, "description")?, tests);
-    if let Some(limit) = row.get("time_limit").and_then(|t| t.get("seconds")).and_then(Value::as_f64) {
+    if let Some(limit) = row
+        .get("time_limit")
+        .and_then(|t| t.get("seconds"))
+        .and_then(Value::as_f64)
+    {
         m.insert("time_limit_s".into(), limit.into());
     }
     Ok(Value::Object(m))
@@ -348,18 +412,27 @@ mod tests {
         let out = convert(CodeFormat::Mbpp, &row, LoadOptions::default()).unwrap();
         assert_eq!(out["id"], "11");
         assert_eq!(out["tests"]["entry_point"], "remove_Occ");
-        assert!(out["tests"]["code"].as_str().unwrap().contains("def check(candidate):\n    assert remove_Occ("));
+        assert!(out["tests"]["code"]
+            .as_str()
+            .unwrap()
+            .contains("def check(candidate):\n    assert remove_Occ("));
     }
 
     #[test]
     fn livecodebench_stdin_and_functional() {
         let row = json!({"question_id": "q1", "question_content": "Sum.", "public_test_cases": "[{\"input\": \"1 2\\n\", \"output\": \"3\\n\", \"testtype\": \"stdin\"}]", "metadata": "{}"});
         let out = convert(CodeFormat::LiveCodeBench, &row, LoadOptions::default()).unwrap();
-        assert_eq!(out["tests"], json!({"kind": "stdio", "cases": [{"input": "1 2\n", "output": "3\n"}]}));
+        assert_eq!(
+            out["tests"],
+            json!({"kind": "stdio", "cases": [{"input": "1 2\n", "output": "3\n"}]})
+        );
         let row = json!({"question_id": "q2", "question_content": "Add.", "public_test_cases": "[{\"input\": \"1\\n2\", \"output\": \"3\", \"testtype\": \"functional\"}]", "metadata": "{\"func_name\": \"add\"}"});
         let out = convert(CodeFormat::LiveCodeBench, &row, LoadOptions::default()).unwrap();
         assert_eq!(out["tests"]["entry_point"], "_cascade_entry");
-        assert!(out["tests"]["code"].as_str().unwrap().contains("json.loads(\"[1,2]\")"));
+        assert!(out["tests"]["code"]
+            .as_str()
+            .unwrap()
+            .contains("json.loads(\"[1,2]\")"));
     }
 
     #[test]
@@ -369,8 +442,16 @@ mod tests {
         assert_eq!(out["tests"]["cases"][0]["output"], "1\n");
         let row = json!({"name": "cc", "description": "D.", "public_tests": {"input": ["a"], "output": ["b"]}, "private_tests": {"input": [], "output": []}, "time_limit": {"seconds": 3}});
         let out = convert(CodeFormat::CodeContests, &row, LoadOptions::default()).unwrap();
-        assert_eq!(out["tests"]["cases"], json!([{"input": "a", "output": "b"}]));
+        assert_eq!(
+            out["tests"]["cases"],
+            json!([{"input": "a", "output": "b"}])
+        );
         assert_eq!(out["time_limit_s"], 3.0);
-        assert!(convert(CodeFormat::Apps, &json!({"problem_id": 1}), LoadOptions::default()).is_err());
+        assert!(convert(
+            CodeFormat::Apps,
+            &json!({"problem_id": 1}),
+            LoadOptions::default()
+        )
+        .is_err());
     }
 }

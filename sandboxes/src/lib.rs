@@ -42,7 +42,6 @@ pub mod python;
 pub mod virtual_time;
 pub mod wasm_program;
 
-
 pub use clang::{CLanguage, Clang, CompileError, CompilerLimits};
 pub use error::SandboxError;
 pub use execution::{Execution, Status};

@@ -51,7 +51,9 @@ impl Limits {
         let wall = Duration::from_secs_f64(seconds) * WALL_BACKSTOP_FACTOR + WALL_BACKSTOP_GRACE;
         Self {
             fuel,
-            memory_bytes: memory_limit_mb.saturating_mul(1 << 20).min(MAX_MEMORY_BYTES),
+            memory_bytes: memory_limit_mb
+                .saturating_mul(1 << 20)
+                .min(MAX_MEMORY_BYTES),
             stdout_bytes: 64 << 20,
             stderr_bytes: 1 << 20,
             wall_backstop: wall,

@@ -23,7 +23,9 @@ pub fn cache_root() -> PathBuf {
     if let Some(dir) = std::env::var_os("CASCADE_CACHE") {
         return PathBuf::from(dir);
     }
-    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir);
     home.join(".cache").join("cascade")
 }
 
@@ -77,10 +79,12 @@ pub fn load_bytes(engine: &Engine, wasm: &[u8], what: &str) -> Result<Module, Sa
     let module = match deserialize(engine, &file) {
         Some(m) => m,
         None => {
-            let compiled = engine.precompile_module(wasm).map_err(|e| SandboxError::Module {
-                what: what.to_owned(),
-                message: format!("does not compile: {e:#}"),
-            })?;
+            let compiled = engine
+                .precompile_module(wasm)
+                .map_err(|e| SandboxError::Module {
+                    what: what.to_owned(),
+                    message: format!("does not compile: {e:#}"),
+                })?;
             // A cache we cannot write is only slower, never wrong.
             let _ = store_atomically(&dir, &file, &compiled);
             // SAFETY: the bytes were produced by this engine's `precompile_module` just now.
@@ -114,7 +118,11 @@ fn store_atomically(dir: &Path, file: &Path, bytes: &[u8]) -> std::io::Result<()
 
 /// Compiles wasm bytes without touching the disk cache (for one-off programs such as
 /// compiled C/C++ submissions, which compile in milliseconds).
-pub fn load_bytes_uncached(engine: &Engine, wasm: &[u8], what: &str) -> Result<Module, SandboxError> {
+pub fn load_bytes_uncached(
+    engine: &Engine,
+    wasm: &[u8],
+    what: &str,
+) -> Result<Module, SandboxError> {
     Module::new(engine, wasm).map_err(|e| SandboxError::Module {
         what: what.to_owned(),
         message: format!("does not compile: {e:#}"),

@@ -68,7 +68,8 @@ impl WorkerPool {
         invocation: &Invocation,
         limits: &Limits,
     ) -> Result<Execution, SandboxError> {
-        self.pool.install(|| program.execute_here(invocation, limits))
+        self.pool
+            .install(|| program.execute_here(invocation, limits))
     }
 
     /// Runs every job, spread over all workers; results in job order.

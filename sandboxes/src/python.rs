@@ -207,7 +207,8 @@ impl Python {
         inv.mounts.push(Mount::read_write(project, "/work"));
         inv.mounts.push(Mount::read_write(project, "."));
         for (host, guest) in read_only {
-            inv.mounts.push(Mount::read_only(host.clone(), guest.clone()));
+            inv.mounts
+                .push(Mount::read_only(host.clone(), guest.clone()));
         }
         inv.env.push(("PWD".into(), "/work".into()));
         inv.env.push(("PYTHONPATH".into(), "/work".into()));

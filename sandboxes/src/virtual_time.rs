@@ -163,7 +163,11 @@ fn poll_oneoff(
         out.extend_from_slice(e);
     }
     if !write_bytes(&mut caller, events_ptr, &out)
-        || !write_bytes(&mut caller, nevents_ptr, &(ready.len() as u32).to_le_bytes())
+        || !write_bytes(
+            &mut caller,
+            nevents_ptr,
+            &(ready.len() as u32).to_le_bytes(),
+        )
     {
         return Ok(ERRNO_FAULT);
     }

@@ -96,7 +96,11 @@ fn build_linker() -> wasmtime::Result<Linker<GuestState>> {
     linker.allow_shadowing(true);
     virtual_time::add_to_linker(&mut linker)?;
     // The CPython snapshot's tool-call bridge: every call is refused (returns -1).
-    linker.func_wrap("host", "call", |_a: i32, _b: i32, _c: i32, _d: i32| -> i32 { -1 })?;
+    linker.func_wrap(
+        "host",
+        "call",
+        |_a: i32, _b: i32, _c: i32, _d: i32| -> i32 { -1 },
+    )?;
     Ok(linker)
 }
 
@@ -193,7 +197,9 @@ impl WasmProgram {
         let mut status = classify(outcome, limits, fuel_used);
         // A program that died after being refused memory ran out of memory, whatever
         // way it died (MemoryError, a failed malloc, a trap on a null pointer).
-        if memory_refused && matches!(status, Status::Exited(c) if c != 0) || memory_refused && matches!(status, Status::Crashed(_)) {
+        if memory_refused && matches!(status, Status::Exited(c) if c != 0)
+            || memory_refused && matches!(status, Status::Crashed(_))
+        {
             status = Status::MemoryLimit;
         }
         let truncated = status == Status::OutputLimit;

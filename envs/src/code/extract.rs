@@ -46,7 +46,9 @@ fn fenced_blocks(text: &str) -> Vec<Block<'_>> {
     for line in text.split_inclusive('\n') {
         let start = offset;
         offset += line.len();
-        let trimmed = line.trim_start_matches([' ', '\t']).trim_end_matches(['\n', '\r']);
+        let trimmed = line
+            .trim_start_matches([' ', '\t'])
+            .trim_end_matches(['\n', '\r']);
         let fence = fence_of(trimmed);
         match (&open, fence) {
             (None, Some((ch, len))) => {
@@ -54,7 +56,9 @@ fn fenced_blocks(text: &str) -> Vec<Block<'_>> {
                 let tag = info.split_whitespace().next().unwrap_or("").to_lowercase();
                 open = Some((ch, len, tag, offset));
             }
-            (Some((ch, len, _, _)), Some((c, l))) if c == *ch && l >= *len && trimmed[l..].trim().is_empty() => {
+            (Some((ch, len, _, _)), Some((c, l)))
+                if c == *ch && l >= *len && trimmed[l..].trim().is_empty() =>
+            {
                 if let Some((_, _, tag, body_start)) = open.take() {
                     blocks.push(Block {
                         tag,
@@ -83,18 +87,33 @@ fn fence_of(line: &str) -> Option<(char, usize)> {
 
 /// Whether fence-less text is a program rather than prose.
 fn looks_like_code(text: &str, language: Language) -> bool {
-    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
     if lines.is_empty() {
         return false;
     }
     match language {
         Language::Python => lines.iter().any(|l| {
             const STARTS: [&str; 10] = [
-                "def ", "import ", "from ", "class ", "print(", "for ", "while ", "if __name__",
-                "return ", "async def ",
+                "def ",
+                "import ",
+                "from ",
+                "class ",
+                "print(",
+                "for ",
+                "while ",
+                "if __name__",
+                "return ",
+                "async def ",
             ];
             STARTS.iter().any(|s| l.starts_with(s))
-                || (l.contains('=') && !l.contains(" is ") && l.split_whitespace().count() <= 12 && !l.ends_with('.'))
+                || (l.contains('=')
+                    && !l.contains(" is ")
+                    && l.split_whitespace().count() <= 12
+                    && !l.ends_with('.'))
         }),
         Language::C | Language::Cpp => {
             text.contains("#include") || (text.contains("main(") && text.contains('{'))
@@ -109,17 +128,29 @@ mod tests {
     #[test]
     fn takes_the_last_block_of_the_language() {
         let r = "Try:\n```python\nprint(1)\n```\nBetter:\n```py\nprint(2)\n```\nOutput:\n```text\n2\n```\n";
-        assert_eq!(extract_code(r, Language::Python).as_deref(), Some("print(2)\n"));
+        assert_eq!(
+            extract_code(r, Language::Python).as_deref(),
+            Some("print(2)\n")
+        );
         let r = "```cpp\nint main(){}\n```\n```python\nx=1\n```";
-        assert_eq!(extract_code(r, Language::Cpp).as_deref(), Some("int main(){}\n"));
+        assert_eq!(
+            extract_code(r, Language::Cpp).as_deref(),
+            Some("int main(){}\n")
+        );
     }
 
     #[test]
     fn falls_back_to_untagged_then_bare_code() {
         let r = "```\nprint(3)\n```";
-        assert_eq!(extract_code(r, Language::Python).as_deref(), Some("print(3)\n"));
+        assert_eq!(
+            extract_code(r, Language::Python).as_deref(),
+            Some("print(3)\n")
+        );
         let r = "import sys\nprint(sys.stdin.read())\n";
-        assert_eq!(extract_code(r, Language::Python).as_deref(), Some("import sys\nprint(sys.stdin.read())"));
+        assert_eq!(
+            extract_code(r, Language::Python).as_deref(),
+            Some("import sys\nprint(sys.stdin.read())")
+        );
         let r = "#include <cstdio>\nint main(){puts(\"hi\");}";
         assert!(extract_code(r, Language::Cpp).is_some());
     }
@@ -127,7 +158,10 @@ mod tests {
     #[test]
     fn prose_and_other_languages_are_no_code() {
         assert_eq!(extract_code("", Language::Python), None);
-        assert_eq!(extract_code("The answer is simply to add them.", Language::Python), None);
+        assert_eq!(
+            extract_code("The answer is simply to add them.", Language::Python),
+            None
+        );
         assert_eq!(extract_code("```bash\nls\n```", Language::Python), None);
         assert_eq!(extract_code("```python\n\n```", Language::Python), None);
         assert_eq!(extract_code("I would use a map here.", Language::Cpp), None);
@@ -136,8 +170,14 @@ mod tests {
     #[test]
     fn unclosed_fence_runs_to_the_end_and_reasoning_is_skipped() {
         let r = "<think>```python\nprint(0)\n```</think>\n```python\nprint(1)\n";
-        assert_eq!(extract_code(r, Language::Python).as_deref(), Some("print(1)\n"));
+        assert_eq!(
+            extract_code(r, Language::Python).as_deref(),
+            Some("print(1)\n")
+        );
         let r = "````python\nx = '```'\n````";
-        assert_eq!(extract_code(r, Language::Python).as_deref(), Some("x = '```'\n"));
+        assert_eq!(
+            extract_code(r, Language::Python).as_deref(),
+            Some("x = '```'\n")
+        );
     }
 }

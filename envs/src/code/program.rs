@@ -105,6 +105,9 @@ mod tests {
     #[test]
     fn literal_escapes_everything_risky() {
         assert_eq!(python_literal("a\"b\\c\n"), r#""a\"b\\c\n""#);
-        assert_eq!(python_literal("é\u{1F600}\0"), r#""\u00e9\U0001f600\u0000""#);
+        assert_eq!(
+            python_literal("é\u{1F600}\0"),
+            r#""\u00e9\U0001f600\u0000""#
+        );
     }
 }

@@ -22,7 +22,10 @@ pub struct StdioCase {
 pub enum Tests {
     Stdio(Vec<StdioCase>),
     /// HumanEval style: program, then `code`, then `check(entry_point)`.
-    Assert { code: String, entry_point: String },
+    Assert {
+        code: String,
+        entry_point: String,
+    },
 }
 
 /// Everything needed to judge one response.
@@ -59,7 +62,9 @@ impl CodeTask {
                         case.get(key)
                             .and_then(Value::as_str)
                             .map(str::to_owned)
-                            .ok_or_else(|| wrong("tests.cases[]", "objects with string `input` and `output`"))
+                            .ok_or_else(|| {
+                                wrong("tests.cases[]", "objects with string `input` and `output`")
+                            })
                     };
                     parsed.push(StdioCase {
                         input: text("input")?,

@@ -93,7 +93,8 @@ pub(super) fn compile(
         "--clearenv".into(),
         "--setenv".into(),
         "PATH".into(),
-        "/usr/lib/llvm-16/bin".into(),
+        // Debian's clang-16 looks for its linker as `wasm-ld-16` on PATH.
+        "/usr/lib/llvm-16/bin:/toolbin".into(),
         "--proc".into(),
         "/proc".into(),
         "--dev".into(),
@@ -113,6 +114,9 @@ pub(super) fn compile(
         "--symlink".into(),
         "usr/lib64".into(),
         "/lib64".into(),
+        "--symlink".into(),
+        "/usr/lib/llvm-16/bin/wasm-ld".into(),
+        "/toolbin/wasm-ld-16".into(),
         "--bind".into(),
         work.path().display().to_string(),
         "/work".into(),
@@ -124,7 +128,7 @@ pub(super) fn compile(
     // `ulimit` in a shell that then execs bwrap: the limits hold for the compiler and
     // everything it spawns (the linker).
     let script = format!(
-        "ulimit -t {} -v {} -f {} -c 0 && exec bwrap \"$@\"",
+        "ulimit -t {} && ulimit -v {} && ulimit -f {} && ulimit -c 0 && exec bwrap \"$@\"",
         limits.cpu_seconds,
         limits.address_space_bytes / 1024,
         limits.file_bytes / 1024,
@@ -175,5 +179,7 @@ pub(super) fn compile(
     if text.contains("bwrap:") && !text.contains("error:") {
         return Err(SandboxError::Setup(format!("bwrap failed: {text}")));
     }
-    Ok(Err(CompileError::Rejected(text.chars().take(MAX_DIAGNOSTICS).collect())))
+    Ok(Err(CompileError::Rejected(
+        text.chars().take(MAX_DIAGNOSTICS).collect(),
+    )))
 }
