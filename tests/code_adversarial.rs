@@ -38,7 +38,8 @@ fn huge_allocations_hit_the_memory_limit() {
         "memory_limit"
     );
     assert_eq!(verdict(&py("x = [0] * (10**9)", "", "")), "memory_limit");
-    let c = "#include <stdlib.h>\n#include <string.h>\nint main(){char*p=malloc(2000000000u);if(!p)return 3;memset(p,1,2000000000u);return p[5];}";
+    // (printing the pointer keeps clang from eliding the allocation)
+    let c = "#include <stdlib.h>\n#include <string.h>\n#include <stdio.h>\nint main(){char*p=malloc(2000000000u);printf(\"%p\\n\",(void*)p);if(!p)return 3;memset(p,1,2000000000u);return p[5];}";
     assert_eq!(verdict(&score(stdio("c", c, "", ""))), "memory_limit");
 }
 
@@ -60,7 +61,7 @@ fn unbounded_recursion_is_an_error_not_a_crash() {
         "",
     );
     assert!(
-        ["runtime_error", "memory_limit"].contains(&verdict(&r).as_str()),
+        ["runtime_error", "memory_limit", "time_limit"].contains(&verdict(&r).as_str()),
         "{r:?}"
     );
     let r = score(stdio(

@@ -37,6 +37,16 @@ fn reported(stderr: &str) -> Option<&str> {
     stderr[at + RESULT_MARKER.len()..].split_whitespace().next()
 }
 
+/// Whether a Python traceback ends in `MemoryError`: CPython refuses some requests
+/// (`[0] * 10**9` on a 32-bit interpreter) before asking for the memory at all.
+fn raised_memory_error(stderr: &str) -> bool {
+    stderr
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty() && !l.starts_with(RESULT_MARKER))
+        .is_some_and(|l| l == "MemoryError" || l.starts_with("MemoryError:"))
+}
+
 /// The verdict of a run that did not end cleanly, from its status.
 fn failure_verdict(run: &Execution) -> Option<Verdict> {
     match &run.status {
@@ -44,10 +54,14 @@ fn failure_verdict(run: &Execution) -> Option<Verdict> {
         Status::TimeLimit => Some(Verdict::TimeLimit),
         Status::MemoryLimit => Some(Verdict::MemoryLimit),
         Status::OutputLimit | Status::Crashed(_) => Some(Verdict::RuntimeError),
-        Status::Exited(_) => Some(match reported(&run.stderr_text()) {
-            Some("compile_error") => Verdict::CompileError,
-            _ => Verdict::RuntimeError,
-        }),
+        Status::Exited(_) => {
+            let stderr = run.stderr_text();
+            Some(match reported(&stderr) {
+                Some("compile_error") => Verdict::CompileError,
+                _ if raised_memory_error(&stderr) => Verdict::MemoryLimit,
+                _ => Verdict::RuntimeError,
+            })
+        }
     }
 }
 
@@ -150,6 +164,7 @@ pub fn judge_assert(
         _ => match reported(&stderr) {
             Some("compile_error") => Verdict::CompileError,
             Some("assertion_failed") => Verdict::WrongAnswer,
+            _ if raised_memory_error(&stderr) => Verdict::MemoryLimit,
             _ => Verdict::RuntimeError,
         },
     };
