@@ -225,7 +225,8 @@ fn classify(outcome: wasmtime::Result<i32>, limits: &Limits, fuel_used: u64) -> 
             }
             match e.downcast_ref::<Trap>() {
                 Some(Trap::OutOfFuel) | Some(Trap::Interrupt) => return Status::TimeLimit,
-                _ => {}
+                Some(trap) => return Status::Crashed(format!("wasm trap: {trap}")),
+                None => {}
             }
             let message = format!("{e:#}");
             if message.contains("write beyond capacity") {
