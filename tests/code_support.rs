@@ -13,10 +13,20 @@ pub fn env() -> &'static dyn Environment {
     ENV.get_or_init(|| {
         Registry::discover()
             .expect("registry")
-            .create("code", &EnvConfig::default())
+            .create("code", &config())
             .expect("code env")
     })
     .as_ref()
+}
+
+/// The env's config: `CASCADE_CODE_RUNTIME=cpython-3.15-snapshot` runs these tests
+/// on the snapshot runtime instead of the default.
+fn config() -> EnvConfig {
+    let mut table = serde_json::Map::new();
+    if let Ok(runtime) = std::env::var("CASCADE_CODE_RUNTIME") {
+        table.insert("python_runtime".into(), runtime.into());
+    }
+    EnvConfig::new(table)
 }
 
 pub fn score(sample: Value) -> Reward {

@@ -10,8 +10,10 @@
 //! `first_failure` (0-based case index) and `stderr` (the failing run's stderr or the
 //! compiler's diagnostics, truncated to its last `stderr_chars` characters).
 //!
-//! Config (all optional): `python_runtime` (`cpython-3.12`, default, or
-//! `cpython-3.15-snapshot`), `float_tolerance` (absolute and relative bound for
+//! Config (all optional): `python_runtime` (`cpython-3.15-snapshot`, the default: a
+//! pre-initialized CPython, ~10 ms per HumanEval sample, compiled once per machine in
+//! 1-2 minutes and cached; or `cpython-3.12`: plain WASI CPython, compiles in ~30 s,
+//! ~100 ms per sample), `float_tolerance` (absolute and relative bound for
 //! numeric tokens; default none: exact tokens), `run_all_cases` (default false: stop at
 //! the first failing case, as LiveCodeBench does), `stderr_chars` (default 1000).
 

@@ -9,7 +9,7 @@
 //! fuel-per-second rate (the calibration behind `FUEL_PER_SECOND`).
 //!
 //! `cargo bench -p cascade-sandboxes --bench sandbox_throughput`
-//! Environment: `CASCADE_BENCH_RUNTIME=cpython-3.15-snapshot` picks the Python runtime;
+//! Environment: `CASCADE_BENCH_RUNTIME=cpython-3.12` picks the other Python runtime;
 //! `CASCADE_BENCH_ONLY=humaneval|python|c|cpp` runs one workload.
 
 use std::path::PathBuf;
@@ -22,7 +22,8 @@ use rayon::prelude::*;
 use serde_json::{json, Value};
 
 fn main() {
-    let runtime = std::env::var("CASCADE_BENCH_RUNTIME").unwrap_or_else(|_| "cpython-3.12".into());
+    let runtime = std::env::var("CASCADE_BENCH_RUNTIME")
+        .unwrap_or_else(|_| PythonRuntime::default().name().into());
     let only = std::env::var("CASCADE_BENCH_ONLY").ok();
     let want = |w: &str| only.as_deref().is_none_or(|o| o == w);
     let Some(py) = PythonRuntime::from_name(&runtime) else {

@@ -29,9 +29,9 @@ use crate::wasm_program::{Entry, Invocation, Mount, WasmProgram};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum PythonRuntime {
     /// CPython 3.12, plain WASI command.
-    #[default]
     Cpython312,
-    /// CPython 3.15, pre-initialized snapshot.
+    /// CPython 3.15, pre-initialized snapshot: the default, about 10x cheaper per run.
+    #[default]
     Cpython315Snapshot,
 }
 

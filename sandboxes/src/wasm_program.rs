@@ -225,7 +225,7 @@ fn classify(outcome: wasmtime::Result<i32>, limits: &Limits, fuel_used: u64) -> 
             }
             match e.downcast_ref::<Trap>() {
                 Some(Trap::OutOfFuel) | Some(Trap::Interrupt) => return Status::TimeLimit,
-                Some(trap) => return Status::Crashed(format!("wasm trap: {trap}")),
+                Some(trap) => return Status::Crashed(trap.to_string()),
                 None => {}
             }
             let message = format!("{e:#}");
