@@ -56,7 +56,7 @@ fn main() {
     let mut config = serde_json::Map::new();
     config.insert("python_runtime".into(), runtime.clone().into());
     let env = Registry::discover()
-        .and_then(|r| Ok(r.create("code", &EnvConfig::new(config))?))
+        .and_then(|r| r.create("code", &EnvConfig::new(config)))
         .unwrap_or_else(|e| {
             eprintln!("{e}");
             std::process::exit(1)

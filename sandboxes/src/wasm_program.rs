@@ -197,9 +197,9 @@ impl WasmProgram {
         let mut status = classify(outcome, limits, fuel_used);
         // A program that died after being refused memory ran out of memory, whatever
         // way it died (MemoryError, a failed malloc, a trap on a null pointer).
-        if memory_refused && matches!(status, Status::Exited(c) if c != 0)
-            || memory_refused && matches!(status, Status::Crashed(_))
-        {
+        let failed =
+            matches!(status, Status::Exited(c) if c != 0) || matches!(status, Status::Crashed(_));
+        if memory_refused && failed {
             status = Status::MemoryLimit;
         }
         let truncated = status == Status::OutputLimit;

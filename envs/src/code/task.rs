@@ -100,7 +100,7 @@ impl CodeTask {
         let memory_limit_mb = sample
             .opt_f64_field("memory_limit_mb")?
             .unwrap_or(DEFAULT_MEMORY_LIMIT_MB as f64);
-        if !(memory_limit_mb >= 1.0 && memory_limit_mb <= 4096.0) {
+        if !(1.0..=4096.0).contains(&memory_limit_mb) {
             return Err(wrong("memory_limit_mb", "a number of MiB in [1, 4096]"));
         }
         Ok(CodeTask {
