@@ -166,7 +166,10 @@ fn jobs_keep_input_order_and_bytes() {
     for (i, l) in got.iter().enumerate() {
         let i = i as u32;
         assert_eq!(l["id"], json!(((i * 7919) % 3001).to_string()));
-        assert_eq!(l["reward"], json!(if i.is_multiple_of(3) { 1.0 } else { 0.0 }));
+        assert_eq!(
+            l["reward"],
+            json!(if i.is_multiple_of(3) { 1.0 } else { 0.0 })
+        );
     }
 }
 

@@ -57,7 +57,9 @@ pub fn token_logprobs(model: &Transformer, batch: &SequenceBatch) -> (Tensor, Te
     let valid = Tensor::cat(&[batch.prompt_valid, batch.completion_valid], 1);
     let hidden = model.forward_hidden(&ids, &valid, None);
     // Position t predicts token t+1: positions L-1 .. L+C-2 predict the response.
-    let logits = model.logits(&hidden.narrow(1, l - 1, c)).to_kind(Kind::Float);
+    let logits = model
+        .logits(&hidden.narrow(1, l - 1, c))
+        .to_kind(Kind::Float);
     let logp_all = logits.log_softmax(-1, Kind::Float);
     let logp = logp_all
         .gather(-1, &batch.completion_ids.unsqueeze(-1), false)

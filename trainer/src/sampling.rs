@@ -99,7 +99,8 @@ fn top_p_filter(logp: &Tensor, top_p: f64) -> Tensor {
     // A token is dropped when the mass before it already reaches top_p.
     let drop_sorted = (cumulative - sorted.exp()).ge(top_p);
     let drop = drop_sorted.scatter(-1, &order, &drop_sorted);
-    logp.masked_fill(&drop, f64::NEG_INFINITY).log_softmax(-1, Kind::Float)
+    logp.masked_fill(&drop, f64::NEG_INFINITY)
+        .log_softmax(-1, Kind::Float)
 }
 
 /// Samples one token per row from `logits` `[B, V]`; returns `(ids [B], logprobs [B])`.
@@ -156,7 +157,11 @@ pub fn generate(
                         if a && !string_stopped[row] {
                             host_tokens[row].push(id);
                             let text = decode(&host_tokens[row]);
-                            if params.stop_strings.iter().any(|s| text.contains(s.as_str())) {
+                            if params
+                                .stop_strings
+                                .iter()
+                                .any(|s| text.contains(s.as_str()))
+                            {
                                 string_stopped[row] = true;
                             }
                         }
