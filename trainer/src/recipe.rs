@@ -71,6 +71,9 @@ pub struct RunSettings {
     /// Keep every MOPD teacher resident instead of loading one at a time.
     #[serde(default)]
     pub keep_teachers_loaded: bool,
+    /// libtorch intra-op threads (default: libtorch's choice). Tiny models on a
+    /// busy CPU run far faster with 1: their ops are too small to split.
+    pub threads: Option<i32>,
 }
 
 fn default_init() -> String {

@@ -93,6 +93,9 @@ fn load_base(recipe: &Recipe, device: tch::Device) -> Result<Transformer, RunErr
 /// Runs `recipe` (validated first) into `opts.output`, printing tables to `out`.
 pub fn run(recipe: &Recipe, registry: &Registry, opts: &RunOptions, out: &mut dyn Write) -> Result<RunRecord, RunError> {
     recipe.validate(registry)?;
+    if let Some(threads) = recipe.run.threads {
+        tch::set_num_threads(threads);
+    }
     let device = recipe.run.device.resolve().ok_or_else(|| RecipeError::Invalid { key: "run.device".into(), message: "no GPU".into() })?;
     let tokenizer = TextTokenizer::load(&recipe.tokenizer_dir())?;
     let thinking = recipe.run.enable_thinking;
