@@ -51,7 +51,11 @@ pub fn run(args: BenchGrpoArgs) -> Result<(), Failure> {
     let report = bench::run(&cfg, |step, stats| {
         window.push(stats.reward_mean);
         if (step + 1) % every == 0 {
-            println!("{:4}  {:.3}", step + 1, window.iter().sum::<f64>() / window.len() as f64);
+            println!(
+                "{:4}  {:.3}",
+                step + 1,
+                window.iter().sum::<f64>() / window.len() as f64
+            );
             window.clear();
         }
     })
@@ -60,7 +64,10 @@ pub fn run(args: BenchGrpoArgs) -> Result<(), Failure> {
         "GRPO: {} steps in {:.2}s = {:.2} steps/s; sampling {:.0} tokens/s, training {:.0} tokens/s",
         report.steps, report.grpo_seconds, report.steps_per_s, report.sampling_tokens_per_s, report.training_tokens_per_s
     );
-    println!("greedy accuracy on all 100 problems: {:.2} after warm-up, {:.2} after GRPO", report.eval_before, report.eval_after);
+    println!(
+        "greedy accuracy on all 100 problems: {:.2} after warm-up, {:.2} after GRPO",
+        report.eval_before, report.eval_after
+    );
     println!(
         "reward: first 50 steps {:.3}, last 50 steps {:.3}",
         report.mean_reward(0, 50),

@@ -48,9 +48,23 @@ pub fn run(args: BenchModelArgs) -> Result<(), Failure> {
         DeviceArg::Cpu => DeviceChoice::Cpu,
         DeviceArg::Cuda => DeviceChoice::Cuda,
     };
-    let device = choice.resolve().context("--device cuda: libtorch sees no GPU").map_err(Failure::usage)?;
-    let report = measure(config, device, args.batch, args.prompt_len, args.new_tokens, args.repeats, args.peak_flops)
-        .map_err(|e| Failure::Other(e.into()))?;
-    println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+    let device = choice
+        .resolve()
+        .context("--device cuda: libtorch sees no GPU")
+        .map_err(Failure::usage)?;
+    let report = measure(
+        config,
+        device,
+        args.batch,
+        args.prompt_len,
+        args.new_tokens,
+        args.repeats,
+        args.peak_flops,
+    )
+    .map_err(|e| Failure::Other(e.into()))?;
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&report).unwrap_or_default()
+    );
     Ok(())
 }

@@ -33,7 +33,11 @@ pub fn run(args: TrainArgs) -> Result<(), Failure> {
         (Some(o), _) => o.clone(),
         (None, Some(o)) => recipe.resolve(o),
         (None, None) => {
-            let stem = args.recipe.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into());
+            let stem = args
+                .recipe
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "run".into());
             PathBuf::from("runs").join(stem)
         }
     };
@@ -42,16 +46,27 @@ pub fn run(args: TrainArgs) -> Result<(), Failure> {
         (None, true) => Resume::Last,
         (None, false) => Resume::Fresh,
     };
-    let opts = RunOptions { output: output.clone(), resume };
+    let opts = RunOptions {
+        output: output.clone(),
+        resume,
+    };
     let mut stdout = std::io::stdout();
     match runner::run(&recipe, &registry, &opts, &mut stdout) {
         Ok(_) => {
             eprintln!("run written to {}", output.display());
             Ok(())
         }
-        Err(e @ (RunError::Recipe(_) | RunError::Dataset { .. } | RunError::Env { .. } | RunError::Resume(_) | RunError::Teacher(_))) => {
-            Err(Failure::usage(anyhow::Error::new(e).context(format!("recipe {}", args.recipe.display()))))
-        }
-        Err(e) => Err(Failure::Other(anyhow::Error::new(e).context(format!("training into {}", output.display())))),
+        Err(
+            e @ (RunError::Recipe(_)
+            | RunError::Dataset { .. }
+            | RunError::Env { .. }
+            | RunError::Resume(_)
+            | RunError::Teacher(_)),
+        ) => Err(Failure::usage(
+            anyhow::Error::new(e).context(format!("recipe {}", args.recipe.display())),
+        )),
+        Err(e) => Err(Failure::Other(
+            anyhow::Error::new(e).context(format!("training into {}", output.display())),
+        )),
     }
 }

@@ -8,16 +8,16 @@
 //!   `Environment` trait.
 
 pub mod device;
-pub mod model;
-pub mod mopd;
 pub mod grpo;
 pub mod logprobs;
 pub mod metrics;
+pub mod model;
+pub mod mopd;
 pub mod optim;
 pub mod recipe;
-pub mod sampling;
-pub mod tokenizer;
 pub mod rng;
 pub mod runner;
+pub mod sampling;
 pub mod throughput;
+pub mod tokenizer;
 pub mod toy;

@@ -25,7 +25,11 @@ impl MetricsLog {
                 .filter(|l| {
                     serde_json::from_str::<Value>(l)
                         .ok()
-                        .and_then(|v| v.get("stage").and_then(Value::as_str).map(|s| completed.iter().any(|c| c == s)))
+                        .and_then(|v| {
+                            v.get("stage")
+                                .and_then(Value::as_str)
+                                .map(|s| completed.iter().any(|c| c == s))
+                        })
                         .unwrap_or(false)
                 })
                 .map(|l| format!("{l}\n"))
@@ -33,11 +37,21 @@ impl MetricsLog {
             Err(_) => String::new(),
         };
         std::fs::write(path, kept)?;
-        Ok(Self { path: path.to_owned(), terminal: std::io::stderr().is_terminal() })
+        Ok(Self {
+            path: path.to_owned(),
+            terminal: std::io::stderr().is_terminal(),
+        })
     }
 
     /// Appends one step's line and updates the progress display.
-    pub fn log(&mut self, stage: &str, algorithm: &str, step: usize, total: usize, stats: &impl Serialize) -> std::io::Result<Value> {
+    pub fn log(
+        &mut self,
+        stage: &str,
+        algorithm: &str,
+        step: usize,
+        total: usize,
+        stats: &impl Serialize,
+    ) -> std::io::Result<Value> {
         let mut line = Map::new();
         line.insert("stage".into(), stage.into());
         line.insert("algorithm".into(), algorithm.into());
@@ -46,13 +60,25 @@ impl MetricsLog {
             line.extend(fields);
         }
         let value = Value::Object(line);
-        let mut file = OpenOptions::new().create(true).append(true).open(&self.path)?;
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)?;
         writeln!(file, "{value}")?;
         if self.terminal {
             let figure = |k: &str| value.get(k).and_then(Value::as_f64);
-            let main = figure("reward_mean").map(|r| format!("reward {r:.3}")).or_else(|| figure("advantage_mean").map(|a| format!("advantage {a:+.4}"))).unwrap_or_default();
+            let main = figure("reward_mean")
+                .map(|r| format!("reward {r:.3}"))
+                .or_else(|| figure("advantage_mean").map(|a| format!("advantage {a:+.4}")))
+                .unwrap_or_default();
             let filled = (step + 1) * 30 / total.max(1);
-            eprint!("\r[{stage}] [{}{}] {}/{} {main}   ", "#".repeat(filled), ".".repeat(30 - filled), step + 1, total);
+            eprint!(
+                "\r[{stage}] [{}{}] {}/{} {main}   ",
+                "#".repeat(filled),
+                ".".repeat(30 - filled),
+                step + 1,
+                total
+            );
             if step + 1 == total {
                 eprintln!();
             }

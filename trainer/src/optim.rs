@@ -159,7 +159,9 @@ impl AdamW {
                 let m = &mut self.exp_avg[i];
                 let v = &mut self.exp_avg_sq[i];
                 let _ = m.g_mul_scalar_(c.beta1).g_add_(&(&g * (1.0 - c.beta1)));
-                let _ = v.g_mul_scalar_(c.beta2).g_add_(&(g.square() * (1.0 - c.beta2)));
+                let _ = v
+                    .g_mul_scalar_(c.beta2)
+                    .g_add_(&(g.square() * (1.0 - c.beta2)));
                 if c.weight_decay > 0.0 {
                     let _ = p.g_mul_scalar_(1.0 - lr * c.weight_decay);
                 }
@@ -194,25 +196,42 @@ mod tests {
         assert!((s.at(15) - 1.1e-6).abs() < 1e-15);
         assert_eq!(s.at(30), 2e-6);
         assert_eq!(s.at(49), 2e-6);
-        let cos = Schedule { decay: Decay::Cosine, warmup_steps: 0, total_steps: 10, ..s };
+        let cos = Schedule {
+            decay: Decay::Cosine,
+            warmup_steps: 0,
+            total_steps: 10,
+            ..s
+        };
         assert_eq!(cos.at(0), 2e-6);
         assert!(cos.at(10).abs() < 1e-18);
         assert!((cos.at(5) - 1e-6).abs() < 1e-15);
-        let lin = Schedule { decay: Decay::Linear, ..cos };
+        let lin = Schedule {
+            decay: Decay::Linear,
+            ..cos
+        };
         assert!((lin.at(5) - 1e-6).abs() < 1e-15);
     }
 
     #[test]
     fn adamw_first_step_moves_by_lr_against_the_gradient() {
         let mut params = BTreeMap::new();
-        params.insert("w".to_owned(), Tensor::from_slice(&[1.0f32, -2.0]).set_requires_grad(true));
+        params.insert(
+            "w".to_owned(),
+            Tensor::from_slice(&[1.0f32, -2.0]).set_requires_grad(true),
+        );
         let mut opt = AdamW::new(&params, AdamWConfig::default());
         let loss = (&params["w"] * Tensor::from_slice(&[3.0f32, -0.5])).sum(Kind::Float);
         loss.backward();
         assert!((opt.clip_grad_norm(0.0) - (9.25f64).sqrt()).abs() < 1e-5);
+        // Clipping scales the stored gradients in place.
+        assert!((opt.clip_grad_norm(1.0) - (9.25f64).sqrt()).abs() < 1e-5);
+        assert!((opt.clip_grad_norm(0.0) - 1.0).abs() < 1e-5);
         opt.step(0.1);
         let w: Vec<f32> = Vec::try_from(&params["w"].detach()).unwrap();
         // Adam's first step is lr·sign(g).
-        assert!((w[0] - 0.9).abs() < 1e-5 && (w[1] + 1.9).abs() < 1e-5, "{w:?}");
+        assert!(
+            (w[0] - 0.9).abs() < 1e-5 && (w[1] + 1.9).abs() < 1e-5,
+            "{w:?}"
+        );
     }
 }

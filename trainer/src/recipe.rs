@@ -26,7 +26,10 @@ pub enum RecipeError {
 }
 
 fn invalid(key: impl Into<String>, message: impl Into<String>) -> RecipeError {
-    RecipeError::Invalid { key: key.into(), message: message.into() }
+    RecipeError::Invalid {
+        key: key.into(),
+        message: message.into(),
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -207,13 +210,19 @@ pub struct Recipe {
 impl Recipe {
     /// Reads and parses `path` (no validation; see [`Recipe::validate`]).
     pub fn load(path: &Path) -> Result<Self, RecipeError> {
-        let text = std::fs::read_to_string(path).map_err(|e| RecipeError::Read { path: path.to_owned(), message: e.to_string() })?;
+        let text = std::fs::read_to_string(path).map_err(|e| RecipeError::Read {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })?;
         Self::parse(&text, path)
     }
 
     /// Parses recipe text as if read from `path` (relative paths resolve against its folder).
     pub fn parse(text: &str, path: &Path) -> Result<Self, RecipeError> {
-        let mut recipe: Recipe = toml::from_str(text).map_err(|e| RecipeError::Parse { path: path.to_owned(), message: e.to_string() })?;
+        let mut recipe: Recipe = toml::from_str(text).map_err(|e| RecipeError::Parse {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })?;
         recipe.dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Ok(recipe)
     }
@@ -239,31 +248,53 @@ impl Recipe {
         let known = || registry.names().collect::<Vec<_>>().join(", ");
         let model = self.resolve(&self.run.model);
         if !model.join("config.json").exists() {
-            return Err(invalid("run.model", format!("no config.json in {}", model.display())));
+            return Err(invalid(
+                "run.model",
+                format!("no config.json in {}", model.display()),
+            ));
         }
         match self.run.init.as_str() {
             "checkpoint" => {
-                if !model.join(crate::model::weights::SINGLE_FILE).exists() && !model.join(crate::model::weights::INDEX_FILE).exists() {
+                if !model.join(crate::model::weights::SINGLE_FILE).exists()
+                    && !model.join(crate::model::weights::INDEX_FILE).exists()
+                {
                     return Err(invalid("run.model", format!("missing checkpoint file: no model.safetensors or model.safetensors.index.json in {}", model.display())));
                 }
             }
             "random" => {}
-            other => return Err(invalid("run.init", format!("must be `checkpoint` or `random`, got `{other}`"))),
+            other => {
+                return Err(invalid(
+                    "run.init",
+                    format!("must be `checkpoint` or `random`, got `{other}`"),
+                ))
+            }
         }
         if !self.tokenizer_dir().join("tokenizer.json").exists() {
-            return Err(invalid("run.tokenizer", format!("no tokenizer.json in {}", self.tokenizer_dir().display())));
+            return Err(invalid(
+                "run.tokenizer",
+                format!("no tokenizer.json in {}", self.tokenizer_dir().display()),
+            ));
         }
         if self.run.device == DeviceChoice::Cuda && !tch::Cuda::is_available() {
-            return Err(invalid("run.device", "`cuda` asked for but libtorch sees no GPU"));
+            return Err(invalid(
+                "run.device",
+                "`cuda` asked for but libtorch sees no GPU",
+            ));
         }
         let mut domains = BTreeSet::new();
         for (i, e) in self.eval.iter().enumerate() {
             let key = format!("eval[{i}]");
             if !domains.insert(e.domain.clone()) {
-                return Err(invalid(format!("{key}.domain"), format!("`{}` is evaluated twice", e.domain)));
+                return Err(invalid(
+                    format!("{key}.domain"),
+                    format!("`{}` is evaluated twice", e.domain),
+                ));
             }
             if !registry.contains(e.env_name()) {
-                return Err(invalid(format!("{key}.env"), format!("unknown environment `{}`; known: {}", e.env_name(), known())));
+                return Err(invalid(
+                    format!("{key}.env"),
+                    format!("unknown environment `{}`; known: {}", e.env_name(), known()),
+                ));
             }
             self.check_dataset(&format!("{key}.dataset"), &e.dataset)?;
         }
@@ -274,16 +305,38 @@ impl Recipe {
         let mut names = BTreeSet::new();
         for (i, s) in self.stages.iter().enumerate() {
             let key = |k: &str| format!("stage[{i}].{k}");
-            if s.name.is_empty() || s.name == "base" || s.name.starts_with('.') || !s.name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)) {
-                return Err(invalid(key("name"), format!("`{}` must be letters, digits, `-`, `_`, `.` and not `base`", s.name)));
+            if s.name.is_empty()
+                || s.name == "base"
+                || s.name.starts_with('.')
+                || !s
+                    .name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+            {
+                return Err(invalid(
+                    key("name"),
+                    format!(
+                        "`{}` must be letters, digits, `-`, `_`, `.` and not `base`",
+                        s.name
+                    ),
+                ));
             }
             if !names.insert(s.name.clone()) {
-                return Err(invalid(key("name"), format!("stage `{}` appears twice", s.name)));
+                return Err(invalid(
+                    key("name"),
+                    format!("stage `{}` appears twice", s.name),
+                ));
             }
             if s.skip {
                 continue;
             }
-            let positive = |v: f64, k: &str| if v > 0.0 && v.is_finite() { Ok(()) } else { Err(invalid(key(k), format!("must be positive, got {v}"))) };
+            let positive = |v: f64, k: &str| {
+                if v > 0.0 && v.is_finite() {
+                    Ok(())
+                } else {
+                    Err(invalid(key(k), format!("must be positive, got {v}")))
+                }
+            };
             positive(s.lr, "lr")?;
             if s.steps == 0 {
                 return Err(invalid(key("steps"), "must be at least 1"));
@@ -292,7 +345,13 @@ impl Recipe {
                 return Err(invalid(key("prompts_per_step"), "must be at least 1"));
             }
             if s.algorithm == Algorithm::Grpo && s.group_size < 2 {
-                return Err(invalid(key("group_size"), format!("GRPO needs at least 2 responses per prompt, got {}", s.group_size)));
+                return Err(invalid(
+                    key("group_size"),
+                    format!(
+                        "GRPO needs at least 2 responses per prompt, got {}",
+                        s.group_size
+                    ),
+                ));
             }
             if s.group_size == 0 {
                 return Err(invalid(key("group_size"), "must be at least 1"));
@@ -301,27 +360,50 @@ impl Recipe {
                 return Err(invalid(key("max_new_tokens"), "must be at least 1"));
             }
             if !(s.temperature >= 0.0) {
-                return Err(invalid(key("temperature"), format!("must be ≥ 0, got {}", s.temperature)));
+                return Err(invalid(
+                    key("temperature"),
+                    format!("must be ≥ 0, got {}", s.temperature),
+                ));
             }
             if !(s.top_p > 0.0 && s.top_p <= 1.0) {
-                return Err(invalid(key("top_p"), format!("must be in (0, 1], got {}", s.top_p)));
+                return Err(invalid(
+                    key("top_p"),
+                    format!("must be in (0, 1], got {}", s.top_p),
+                ));
             }
-            for (v, k) in [(s.epsilon_low, "epsilon_low"), (s.epsilon_high, "epsilon_high"), (s.kl, "kl"), (s.warmup_start_lr, "warmup_start_lr"), (s.min_lr, "min_lr"), (s.max_grad_norm, "max_grad_norm"), (s.weight_decay, "weight_decay")] {
+            for (v, k) in [
+                (s.epsilon_low, "epsilon_low"),
+                (s.epsilon_high, "epsilon_high"),
+                (s.kl, "kl"),
+                (s.warmup_start_lr, "warmup_start_lr"),
+                (s.min_lr, "min_lr"),
+                (s.max_grad_norm, "max_grad_norm"),
+                (s.weight_decay, "weight_decay"),
+            ] {
                 if !(v >= 0.0 && v.is_finite()) {
                     return Err(invalid(key(k), format!("must be ≥ 0, got {v}")));
                 }
             }
             if s.envs.is_empty() {
-                return Err(invalid(key("env"), "a stage needs at least one [[stage.env]]"));
+                return Err(invalid(
+                    key("env"),
+                    "a stage needs at least one [[stage.env]]",
+                ));
             }
             let mut stage_domains = Vec::new();
             for (j, e) in s.envs.iter().enumerate() {
                 let ek = format!("stage[{i}].env[{j}]");
                 if !registry.contains(&e.name) {
-                    return Err(invalid(format!("{ek}.name"), format!("unknown environment `{}`; known: {}", e.name, known())));
+                    return Err(invalid(
+                        format!("{ek}.name"),
+                        format!("unknown environment `{}`; known: {}", e.name, known()),
+                    ));
                 }
                 if !(e.weight > 0.0 && e.weight.is_finite()) {
-                    return Err(invalid(format!("{ek}.weight"), format!("must be positive, got {}", e.weight)));
+                    return Err(invalid(
+                        format!("{ek}.weight"),
+                        format!("must be positive, got {}", e.weight),
+                    ));
                 }
                 self.check_dataset(&format!("{ek}.dataset"), &e.dataset)?;
                 stage_domains.push(e.domain().to_owned());
@@ -329,7 +411,10 @@ impl Recipe {
             if s.algorithm == Algorithm::Mopd {
                 for (domain, teacher) in &s.teachers {
                     if !earlier.contains(&teacher.as_str()) {
-                        return Err(invalid(format!("{}.{domain}", key("teachers")), format!("`{teacher}` is not `base` or an earlier stage")));
+                        return Err(invalid(
+                            format!("{}.{domain}", key("teachers")),
+                            format!("`{teacher}` is not `base` or an earlier stage"),
+                        ));
                     }
                 }
                 for domain in &stage_domains {
@@ -353,7 +438,10 @@ impl Recipe {
     fn check_dataset(&self, key: &str, path: &str) -> Result<(), RecipeError> {
         let p = self.resolve(path);
         if !p.is_file() {
-            return Err(invalid(key, format!("dataset {} does not exist", p.display())));
+            return Err(invalid(
+                key,
+                format!("dataset {} does not exist", p.display()),
+            ));
         }
         Ok(())
     }

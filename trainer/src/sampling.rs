@@ -99,7 +99,8 @@ fn top_p_filter(logp: &Tensor, top_p: f64) -> Tensor {
     // A token is dropped when the mass before it already reaches top_p.
     let drop_sorted = (cumulative - sorted.exp()).ge(top_p);
     let drop = drop_sorted.scatter(-1, &order, &drop_sorted);
-    logp.masked_fill(&drop, f64::NEG_INFINITY).log_softmax(-1, Kind::Float)
+    logp.masked_fill(&drop, f64::NEG_INFINITY)
+        .log_softmax(-1, Kind::Float)
 }
 
 /// Samples one token per row from `logits` `[B, V]`; returns `(ids [B], logprobs [B])`.
@@ -155,7 +156,9 @@ pub fn generate_groups(
         with_autocast(device, || {
             let mut cache = model.new_cache();
             let hidden = model.forward_hidden(&unique.ids, &unique.valid, Some(&mut cache));
-            let mut logits = model.logits(&hidden.select(1, -1)).repeat_interleave_self_int(g, 0, None);
+            let mut logits = model
+                .logits(&hidden.select(1, -1))
+                .repeat_interleave_self_int(g, 0, None);
             cache.repeat_rows(g);
             let mut done = Tensor::zeros([b], (Kind::Bool, device));
             let mut tokens = Vec::with_capacity(params.max_new_tokens);
@@ -175,7 +178,11 @@ pub fn generate_groups(
                         if a && !string_stopped[row] {
                             host_tokens[row].push(id);
                             let text = decode(&host_tokens[row]);
-                            if params.stop_strings.iter().any(|s| text.contains(s.as_str())) {
+                            if params
+                                .stop_strings
+                                .iter()
+                                .any(|s| text.contains(s.as_str()))
+                            {
                                 string_stopped[row] = true;
                             }
                         }

@@ -40,7 +40,10 @@ pub struct ThroughputReport {
 /// Matmul FLOPs per token for a forward pass at context length `t`.
 fn forward_flops_per_token(c: &ModelConfig, t: f64) -> f64 {
     let (h, i) = (c.hidden_size as f64, c.intermediate_size as f64);
-    let (q, kv) = ((c.num_heads * c.head_dim) as f64, (c.num_kv_heads * c.head_dim) as f64);
+    let (q, kv) = (
+        (c.num_heads * c.head_dim) as f64,
+        (c.num_kv_heads * c.head_dim) as f64,
+    );
     let per_layer = h * q + 2.0 * h * kv + q * h + 3.0 * h * i;
     let head = h * c.vocab_size as f64;
     2.0 * (c.num_layers as f64 * per_layer + head) + 2.0 * c.num_layers as f64 * t * q
@@ -60,9 +63,16 @@ pub fn measure(
     let mut model = Transformer::random(config.clone(), device, Kind::Float, 0)?;
     let params: i64 = model.parameters().values().map(|t| t.numel() as i64).sum();
     let prompts: Vec<Vec<i64>> = (0..batch)
-        .map(|b| (0..prompt_len).map(|t| ((b * 7919 + t * 104729) as i64) % vocab).collect())
+        .map(|b| {
+            (0..prompt_len)
+                .map(|t| ((b * 7919 + t * 104729) as i64) % vocab)
+                .collect()
+        })
         .collect();
-    let params_s = SamplingParams { max_new_tokens: new_tokens, ..Default::default() };
+    let params_s = SamplingParams {
+        max_new_tokens: new_tokens,
+        ..Default::default()
+    };
     let sync = || {
         if device.is_cuda() {
             tch::Cuda::synchronize(0);
@@ -81,7 +91,10 @@ pub fn measure(
     sync();
     let sample_s = start.elapsed().as_secs_f64();
     let Some(g) = last else {
-        return Err(ModelError::Torch { context: "throughput".into(), message: "repeats must be at least 1".into() });
+        return Err(ModelError::Torch {
+            context: "throughput".into(),
+            message: "repeats must be at least 1".into(),
+        });
     };
     model.set_trainable(true);
     let mut opt = AdamW::new(model.parameters(), AdamWConfig::default());
@@ -111,7 +124,8 @@ pub fn measure(
     let train_s = start.elapsed().as_secs_f64();
     let seq = (prompt_len + new_tokens) as f64;
     let trained_tokens = (batch as f64) * seq * repeats as f64;
-    let sample_flops = generated as f64 * forward_flops_per_token(&config, prompt_len as f64 + new_tokens as f64 / 2.0);
+    let sample_flops = generated as f64
+        * forward_flops_per_token(&config, prompt_len as f64 + new_tokens as f64 / 2.0);
     let train_flops = 3.0 * trained_tokens * forward_flops_per_token(&config, seq / 2.0);
     Ok(ThroughputReport {
         device: format!("{device:?}"),

@@ -79,11 +79,7 @@ impl TextTokenizer {
         let pad_token = token_text(config.get("pad_token"));
         let id = |t: &str| inner.token_to_id(t).map(i64::from);
         let eos_id = id(&eos_token);
-        let pad_id = pad_token
-            .as_deref()
-            .and_then(id)
-            .or(eos_id)
-            .unwrap_or(0);
+        let pad_id = pad_token.as_deref().and_then(id).or(eos_id).unwrap_or(0);
         Ok(Self {
             stop_ids: eos_id.into_iter().collect(),
             pad_id,
@@ -147,9 +143,15 @@ impl TextTokenizer {
         env.set_trim_blocks(true);
         env.set_lstrip_blocks(true);
         env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
-        env.add_function("raise_exception", |msg: String| -> Result<String, minijinja::Error> {
-            Err(minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, msg))
-        });
+        env.add_function(
+            "raise_exception",
+            |msg: String| -> Result<String, minijinja::Error> {
+                Err(minijinja::Error::new(
+                    minijinja::ErrorKind::InvalidOperation,
+                    msg,
+                ))
+            },
+        );
         let err = |e: minijinja::Error| TokenizerError::Template {
             path: self.dir.clone(),
             message: format!("{e:#}"),

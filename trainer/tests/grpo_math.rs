@@ -4,7 +4,12 @@ use cascade_trainer::grpo::policy_loss::{policy_loss, ratio, PolicyLossOptions};
 use tch::{Kind, Tensor};
 
 fn opts(num_tokens: f64, kl: f64) -> PolicyLossOptions {
-    PolicyLossOptions { epsilon_low: 0.2, epsilon_high: 0.28, kl_coef: kl, num_tokens }
+    PolicyLossOptions {
+        epsilon_low: 0.2,
+        epsilon_high: 0.28,
+        kl_coef: kl,
+        num_tokens,
+    }
 }
 
 fn values(t: &Tensor) -> Vec<f64> {
@@ -14,11 +19,17 @@ fn values(t: &Tensor) -> Vec<f64> {
 #[test]
 fn on_policy_loss_and_gradient_by_hand() {
     // Two responses: 2 tokens with Â = 1, 1 token (+1 padding) with Â = −2; N = 3.
-    let logp = Tensor::from_slice(&[-1.0f64, -2.0, -0.5, -9.0]).view([2, 2]).set_requires_grad(true);
+    let logp = Tensor::from_slice(&[-1.0f64, -2.0, -0.5, -9.0])
+        .view([2, 2])
+        .set_requires_grad(true);
     let adv = Tensor::from_slice(&[1.0f64, -2.0]);
     let mask = Tensor::from_slice(&[true, true, true, false]).view([2, 2]);
     let r = ratio(&logp, None);
-    assert_eq!(values(&r), vec![1.0; 4], "strict on-policy ratio is exactly 1");
+    assert_eq!(
+        values(&r),
+        vec![1.0; 4],
+        "strict on-policy ratio is exactly 1"
+    );
     let loss = policy_loss(&logp, None, None, &adv, &mask, &opts(3.0, 0.0));
     // −(1 + 1 − 2)/3 = 0; ∂L/∂logp = −Â/N on real tokens, 0 on padding.
     assert!(f64::try_from(&loss).expect("scalar").abs() < 1e-12);
@@ -35,7 +46,9 @@ fn clipping_by_hand() {
     // ratio 1.5 with Â = +1: clipped at 1 + ε_high = 1.28, no gradient.
     // ratio 1.5 with Â = −1: min(−1.5, −1.28) = −1.5, unclipped, gradient −Â·ρ/N.
     let old = Tensor::from_slice(&[0.0f64, 0.0]).view([2, 1]);
-    let logp = Tensor::from_slice(&[1.5f64.ln(), 1.5f64.ln()]).view([2, 1]).set_requires_grad(true);
+    let logp = Tensor::from_slice(&[1.5f64.ln(), 1.5f64.ln()])
+        .view([2, 1])
+        .set_requires_grad(true);
     let adv = Tensor::from_slice(&[1.0f64, -1.0]);
     let mask = Tensor::from_slice(&[true, true]).view([2, 1]);
     let loss = policy_loss(&logp, Some(&old), None, &adv, &mask, &opts(2.0, 0.0));
@@ -47,20 +60,43 @@ fn clipping_by_hand() {
 }
 
 /// The loss as a function of logits θ `[B, C, V]`, through log-softmax and gather.
-fn loss_of(theta: &Tensor, ids: &Tensor, old: &Tensor, reference: &Tensor, adv: &Tensor, mask: &Tensor) -> Tensor {
-    let logp = theta.log_softmax(-1, Kind::Double).gather(-1, &ids.unsqueeze(-1), false).squeeze_dim(-1);
-    policy_loss(&logp, Some(old), Some(reference), adv, mask, &opts(5.0, 0.03))
+fn loss_of(
+    theta: &Tensor,
+    ids: &Tensor,
+    old: &Tensor,
+    reference: &Tensor,
+    adv: &Tensor,
+    mask: &Tensor,
+) -> Tensor {
+    let logp = theta
+        .log_softmax(-1, Kind::Double)
+        .gather(-1, &ids.unsqueeze(-1), false)
+        .squeeze_dim(-1);
+    policy_loss(
+        &logp,
+        Some(old),
+        Some(reference),
+        adv,
+        mask,
+        &opts(5.0, 0.03),
+    )
 }
 
 #[test]
 fn gradient_matches_finite_differences() {
     tch::manual_seed(7);
     let (b, c, v) = (2, 3, 5);
-    let theta = (Tensor::randn([b, c, v], (Kind::Double, tch::Device::Cpu)) * 0.5).set_requires_grad(true);
+    let theta =
+        (Tensor::randn([b, c, v], (Kind::Double, tch::Device::Cpu)) * 0.5).set_requires_grad(true);
     let ids = Tensor::from_slice(&[0i64, 3, 1, 4, 2, 2]).view([b, c]);
     let mask = Tensor::from_slice(&[true, true, true, true, true, false]).view([b, c]);
     // Old and reference log-probs near the current ones: ratios inside and outside the clip range.
-    let current = tch::no_grad(|| theta.log_softmax(-1, Kind::Double).gather(-1, &ids.unsqueeze(-1), false).squeeze_dim(-1));
+    let current = tch::no_grad(|| {
+        theta
+            .log_softmax(-1, Kind::Double)
+            .gather(-1, &ids.unsqueeze(-1), false)
+            .squeeze_dim(-1)
+    });
     let old = &current + Tensor::from_slice(&[0.05f64, -0.4, 0.1, 0.5, -0.02, 0.0]).view([b, c]);
     let reference = &current + Tensor::from_slice(&[0.3f64, -0.2, 0.1, 0.0, 0.2, 0.0]).view([b, c]);
     let adv = Tensor::from_slice(&[0.7f64, -1.3]);
@@ -77,6 +113,10 @@ fn gradient_matches_finite_differences() {
             f64::try_from(loss_of(&t, &ids, &old, &reference, &adv, &mask)).expect("scalar")
         };
         let numeric = (eval(h) - eval(-h)) / (2.0 * h);
-        assert!((numeric - analytic[k]).abs() < 1e-6, "θ[{k}]: numeric {numeric} vs analytic {}", analytic[k]);
+        assert!(
+            (numeric - analytic[k]).abs() < 1e-6,
+            "θ[{k}]: numeric {numeric} vs analytic {}",
+            analytic[k]
+        );
     }
 }

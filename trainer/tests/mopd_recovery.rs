@@ -13,22 +13,34 @@ use cascade_trainer::toy::addition::Problem;
 use cascade_trainer::toy::bench::ToyTask;
 use tch::Device;
 
-const STUDENT_WARMUP: usize = 100;
-const TEACHER_GRPO: usize = 300;
+const STUDENT_WARMUP: usize = 30;
+const TEACHER_WARMUP: usize = 100;
+const TEACHER_GRPO: usize = 200;
 const BUDGET: usize = 30;
 const EVERY: usize = 5;
-const LR: f64 = 5e-4;
+const LR: f64 = 2e-4;
 
 #[test]
 fn mopd_recovers_the_gap_faster_than_grpo() {
+    tch::set_num_threads(1);
     let task = ToyTask::new().expect("toy task");
-    let student = || {
+    let warmed = |steps: usize| {
         let m = task.new_model(0).expect("model");
-        task.warmup(&m, &mut SplitMix64::new(0), STUDENT_WARMUP, 1e-3).expect("warm-up");
+        task.warmup(&m, &mut SplitMix64::new(0), steps, 1e-3)
+            .expect("warm-up");
         m
     };
-    let teacher = student();
-    task.grpo(&teacher, &mut SplitMix64::new(1), TEACHER_GRPO, LR, 1, |_, _| {}).expect("teacher grpo");
+    let student = || warmed(STUDENT_WARMUP);
+    let teacher = warmed(TEACHER_WARMUP);
+    task.grpo(
+        &teacher,
+        &mut SplitMix64::new(1),
+        TEACHER_GRPO,
+        LR,
+        1,
+        |_, _| {},
+    )
+    .expect("teacher grpo");
     let teacher_score = task.eval(&teacher).expect("eval");
 
     // GRPO on the reward, BUDGET steps, evaluated every EVERY steps.
@@ -37,27 +49,54 @@ fn mopd_recovers_the_gap_faster_than_grpo() {
     let mut grpo_curve = vec![start_score];
     let mut rng = SplitMix64::new(2);
     for _ in 0..BUDGET / EVERY {
-        task.grpo(&grpo_student, &mut rng, EVERY, LR, 2, |_, _| {}).expect("grpo");
+        task.grpo(&grpo_student, &mut rng, EVERY, LR, 2, |_, _| {})
+            .expect("grpo");
         grpo_curve.push(task.eval(&grpo_student).expect("eval"));
     }
 
     // MOPD from the teacher, same budget and learning rate, no reward.
     let mopd_student = student();
     let key = PathBuf::from("teacher");
-    let mut pool = TeacherPool::new(BTreeMap::from([("addition".to_owned(), key.clone())]), true, Device::Cpu);
+    let mut pool = TeacherPool::new(
+        BTreeMap::from([("addition".to_owned(), key.clone())]),
+        true,
+        Device::Cpu,
+    );
     pool.insert_loaded(&key, teacher);
     let mut optimizer = AdamW::new(mopd_student.parameters(), AdamWConfig::default());
-    let cfg = MopdConfig { group_size: 8, sampling: task.grpo.sampling.clone(), micro_batch: 64, max_grad_norm: 1.0, gate: WeightGate::default() };
+    let cfg = MopdConfig {
+        group_size: 8,
+        sampling: task.grpo.sampling.clone(),
+        micro_batch: 64,
+        max_grad_norm: 1.0,
+        gate: WeightGate::default(),
+    };
     let decode = |ids: &[i64]| task.tokenizer.decode(ids).unwrap_or_default();
     let mut rng = SplitMix64::new(2);
     let mut mopd_curve = vec![start_score];
     for step in 0..BUDGET {
         let prompts: Vec<(String, Vec<i64>)> = (0..8)
-            .map(|_| ("addition".to_owned(), task.tokenizer.encode(&Problem::random(&mut rng).prompt()).expect("encode")))
+            .map(|_| {
+                (
+                    "addition".to_owned(),
+                    task.tokenizer
+                        .encode(&Problem::random(&mut rng).prompt())
+                        .expect("encode"),
+                )
+            })
             .collect();
         let mut c = cfg.clone();
         c.sampling.seed = 1000 + step as i64;
-        mopd_step(&mopd_student, &mut pool, &mut optimizer, LR, &prompts, &decode, &c).expect("mopd step");
+        mopd_step(
+            &mopd_student,
+            &mut pool,
+            &mut optimizer,
+            LR,
+            &prompts,
+            &decode,
+            &c,
+        )
+        .expect("mopd step");
         if (step + 1) % EVERY == 0 {
             mopd_curve.push(task.eval(&mopd_student).expect("eval"));
         }
@@ -70,8 +109,21 @@ fn mopd_recovers_the_gap_faster_than_grpo() {
     for (i, (g, m)) in grpo_curve.iter().zip(&mopd_curve).enumerate() {
         eprintln!("{:4}  {g:.2}  {m:.2}", i * EVERY);
     }
-    assert!(gap > 0.3, "the teacher must be clearly better: {teacher_score} vs {start_score}");
-    let (g, m) = (*grpo_curve.last().unwrap_or(&0.0), *mopd_curve.last().unwrap_or(&0.0));
-    assert!(recovered(m) > 0.6, "MOPD recovered only {:.0}% of the gap", 100.0 * recovered(m));
-    assert!(m > g, "MOPD ({m}) must beat GRPO ({g}) under the same budget");
+    assert!(
+        gap > 0.3,
+        "the teacher must be clearly better: {teacher_score} vs {start_score}"
+    );
+    let (g, m) = (
+        *grpo_curve.last().unwrap_or(&0.0),
+        *mopd_curve.last().unwrap_or(&0.0),
+    );
+    assert!(
+        recovered(m) > 0.6,
+        "MOPD recovered only {:.0}% of the gap",
+        100.0 * recovered(m)
+    );
+    assert!(
+        m > g,
+        "MOPD ({m}) must beat GRPO ({g}) under the same budget"
+    );
 }

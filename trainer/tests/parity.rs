@@ -24,7 +24,11 @@ fn prompts(reference: &serde_json::Value) -> Vec<Vec<i64>> {
 
 fn max_logit_diff(model: &Transformer, reference: &serde_json::Value, name: &str) -> f64 {
     let mut worst = 0.0f64;
-    for (p, want) in prompts(reference).iter().zip(reference["models"][name]["logits"].as_array().expect("logits")) {
+    for (p, want) in prompts(reference).iter().zip(
+        reference["models"][name]["logits"]
+            .as_array()
+            .expect("logits"),
+    ) {
         let ids = Tensor::from_slice(p).view([1, -1]);
         let valid = ids.ones_like().to_kind(Kind::Bool);
         let got = tch::no_grad(|| model.forward(&ids, &valid, None)).squeeze_dim(0);
@@ -50,9 +54,14 @@ fn greedy_generation_matches_transformers_in_a_ragged_batch() {
     let prompts = prompts(&reference);
     for name in MODELS {
         let model = load(name);
-        let params = SamplingParams { temperature: 0.0, max_new_tokens: 8, ..Default::default() };
+        let params = SamplingParams {
+            temperature: 0.0,
+            max_new_tokens: 8,
+            ..Default::default()
+        };
         let generation = generate(&model, &prompts, &params, &|_| String::new());
-        let want: Vec<Vec<i64>> = serde_json::from_value(reference["models"][name]["greedy"].clone()).expect("greedy");
+        let want: Vec<Vec<i64>> =
+            serde_json::from_value(reference["models"][name]["greedy"].clone()).expect("greedy");
         assert_eq!(generation.completions, want, "{name}");
         assert!(generation.finished.iter().all(|f| !f));
     }
@@ -65,10 +74,14 @@ fn left_padding_does_not_change_logits() {
     let short = [1i64, 3, 44];
     let single = |p: &[i64]| {
         let ids = Tensor::from_slice(p).view([1, -1]);
-        tch::no_grad(|| model.forward(&ids, &ids.ones_like().to_kind(Kind::Bool), None)).select(1, -1)
+        tch::no_grad(|| model.forward(&ids, &ids.ones_like().to_kind(Kind::Bool), None))
+            .select(1, -1)
     };
     let ids = Tensor::from_slice(&[1i64, 6, 40, 7, 44, 9, 0, 0, 0, 1, 3, 44]).view([2, 6]);
-    let valid = Tensor::from_slice(&[true, true, true, true, true, true, false, false, false, true, true, true]).view([2, 6]);
+    let valid = Tensor::from_slice(&[
+        true, true, true, true, true, true, false, false, false, true, true, true,
+    ])
+    .view([2, 6]);
     let batched = tch::no_grad(|| model.forward(&ids, &valid, None)).select(1, -1);
     let diff = |a: Tensor, b: Tensor| f64::try_from((a - b).abs().max()).expect("scalar");
     assert!(diff(batched.get(0), single(&long).squeeze_dim(0)) < 1e-5);
@@ -88,10 +101,19 @@ fn saved_checkpoints_reload_in_transformers() {
         assert!(max_logit_diff(&again, &common::reference(), name) < 1e-4);
         let run = Command::new(common::python())
             .arg(common::fixture_script())
-            .args(["reload".as_ref(), dir.as_os_str(), reference_path.as_os_str(), name.as_ref()])
+            .args([
+                "reload".as_ref(),
+                dir.as_os_str(),
+                reference_path.as_os_str(),
+                name.as_ref(),
+            ])
             .output()
             .expect("python");
-        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
         let report: serde_json::Value = serde_json::from_slice(&run.stdout).expect("json report");
         let diff = report["max_abs_diff"].as_f64().expect("number");
         assert!(diff < 1e-4, "{name}: transformers reload differs by {diff}");
@@ -104,10 +126,15 @@ fn chat_template_renders_like_transformers_in_both_modes() {
     let tok = TextTokenizer::load(&common::tiny_models().join("qwen3")).expect("tokenizer");
     let messages: Vec<cascade_envs::ChatMessage> =
         serde_json::from_value(reference["chat"]["messages"].clone()).expect("messages");
-    assert_eq!(tok.render_chat(&messages, None).expect("render"), reference["chat"]["thinking"].as_str().unwrap_or_default());
+    assert_eq!(
+        tok.render_chat(&messages, None).expect("render"),
+        reference["chat"]["thinking"].as_str().unwrap_or_default()
+    );
     assert_eq!(
         tok.render_chat(&messages, Some(false)).expect("render"),
-        reference["chat"]["non_thinking"].as_str().unwrap_or_default()
+        reference["chat"]["non_thinking"]
+            .as_str()
+            .unwrap_or_default()
     );
     let ids = tok.encode("12+3=").expect("encode");
     assert_eq!(ids, vec![4, 5, 40, 6, 44]);
@@ -123,13 +150,34 @@ fn broken_checkpoints_name_the_tensor() {
     model.save(dir.path(), usize::MAX).expect("save");
     // Drop one tensor from the config's view by declaring a bias the file lacks.
     let config = std::fs::read_to_string(src.join("config.json")).expect("config");
-    std::fs::write(dir.path().join("config.json"), config.replace("\"attention_bias\": false", "\"attention_bias\": true")).expect("write");
-    let err = Transformer::load(dir.path(), Device::Cpu, Kind::Float).err().expect("must fail");
-    assert_eq!(err.to_string(), "checkpoint is missing tensor `model.layers.0.self_attn.q_proj.bias`");
-    std::fs::write(dir.path().join("config.json"), config.replace("\"intermediate_size\": 128", "\"intermediate_size\": 96")).expect("write");
-    let err = Transformer::load(dir.path(), Device::Cpu, Kind::Float).err().expect("must fail");
-    assert!(err.to_string().contains("model.layers.0.mlp.gate_proj.weight"), "{err}");
+    std::fs::write(
+        dir.path().join("config.json"),
+        config.replace("\"attention_bias\": false", "\"attention_bias\": true"),
+    )
+    .expect("write");
+    let err = Transformer::load(dir.path(), Device::Cpu, Kind::Float)
+        .err()
+        .expect("must fail");
+    assert_eq!(
+        err.to_string(),
+        "checkpoint is missing tensor `model.layers.0.self_attn.q_proj.bias`"
+    );
+    std::fs::write(
+        dir.path().join("config.json"),
+        config.replace("\"intermediate_size\": 128", "\"intermediate_size\": 96"),
+    )
+    .expect("write");
+    let err = Transformer::load(dir.path(), Device::Cpu, Kind::Float)
+        .err()
+        .expect("must fail");
+    assert!(
+        err.to_string()
+            .contains("model.layers.0.mlp.gate_proj.weight"),
+        "{err}"
+    );
     std::fs::remove_file(dir.path().join("model.safetensors")).expect("rm");
-    let err = Transformer::load(dir.path(), Device::Cpu, Kind::Float).err().expect("must fail");
+    let err = Transformer::load(dir.path(), Device::Cpu, Kind::Float)
+        .err()
+        .expect("must fail");
     assert!(err.to_string().contains("no weights found"), "{err}");
 }

@@ -12,16 +12,34 @@ use cascade_trainer::runner::{run, Resume, RunOptions};
 use serde_json::Value;
 
 fn recipe() -> Recipe {
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../recipes/toy.toml")).expect("toy.toml");
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../recipes/toy.toml"))
+            .expect("toy.toml");
     // Shorter stages, but a long enough second one to be killed in.
-    let text = text.replacen("steps = 20", "steps = 4", 1).replacen("steps = 20", "steps = 40", 1).replacen("steps = 10", "steps = 3", 1);
-    Recipe::parse(&text, &Path::new(env!("CARGO_MANIFEST_DIR")).join("../recipes/toy.toml")).expect("recipe")
+    let text = text
+        .replacen("steps = 20", "steps = 4", 1)
+        .replacen("steps = 20", "steps = 40", 1)
+        .replacen("steps = 10", "steps = 3", 1);
+    Recipe::parse(
+        &text,
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../recipes/toy.toml"),
+    )
+    .expect("recipe")
 }
 
 fn run_into(out: &Path, resume: Resume) -> cascade_trainer::runner::record::RunRecord {
     let registry = Registry::discover().expect("registry");
     let mut sink = Vec::new();
-    run(&recipe(), &registry, &RunOptions { output: out.to_owned(), resume }, &mut sink).expect("run")
+    run(
+        &recipe(),
+        &registry,
+        &RunOptions {
+            output: out.to_owned(),
+            resume,
+        },
+        &mut sink,
+    )
+    .expect("run")
 }
 
 fn metrics(out: &Path) -> Vec<Value> {
@@ -45,8 +63,15 @@ fn child_run_for_kill_test() {
 fn killed_run_resumes_to_the_uninterrupted_result() {
     let killed = tempfile::tempdir().expect("temp dir");
     let mut child = Command::new(std::env::current_exe().expect("test binary"))
-        .args(["--exact", "child_run_for_kill_test", "--ignored", "--test-threads=1"])
+        .args([
+            "--exact",
+            "child_run_for_kill_test",
+            "--ignored",
+            "--test-threads=1",
+        ])
         .env("CASCADE_KILL_TEST_OUT", killed.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
         .spawn()
         .expect("spawn child");
     // Kill it once the second stage has taken a few steps (the first is checkpointed).
@@ -60,7 +85,10 @@ fn killed_run_resumes_to_the_uninterrupted_result() {
         if in_second >= 3 {
             break;
         }
-        assert!(start.elapsed() < Duration::from_secs(240), "child made no progress");
+        assert!(
+            start.elapsed() < Duration::from_secs(240),
+            "child made no progress"
+        );
         if let Ok(Some(status)) = child.try_wait() {
             panic!("child ended before it could be killed: {status}");
         }
@@ -68,18 +96,42 @@ fn killed_run_resumes_to_the_uninterrupted_result() {
     }
     child.kill().expect("kill");
     let _ = child.wait();
-    let partial: Value = serde_json::from_str(&std::fs::read_to_string(killed.path().join("evals.json")).expect("evals")).expect("json");
-    let done: Vec<&str> = partial["stages"].as_array().expect("stages").iter().filter_map(|s| s["stage"].as_str()).collect();
+    let partial: Value = serde_json::from_str(
+        &std::fs::read_to_string(killed.path().join("evals.json")).expect("evals"),
+    )
+    .expect("json");
+    let done: Vec<&str> = partial["stages"]
+        .as_array()
+        .expect("stages")
+        .iter()
+        .filter_map(|s| s["stage"].as_str())
+        .collect();
     assert_eq!(done, vec!["base", "grpo-a"], "killed mid grpo-b");
 
     let resumed = run_into(killed.path(), Resume::Last);
     let clean_dir = tempfile::tempdir().expect("temp dir");
     let clean = run_into(clean_dir.path(), Resume::Fresh);
-    assert_eq!(resumed, clean, "resumed record equals the uninterrupted one");
+    assert_eq!(
+        resumed, clean,
+        "resumed record equals the uninterrupted one"
+    );
     let (a, b) = (metrics(killed.path()), metrics(clean_dir.path()));
-    let key = |m: &Vec<Value>| m.iter().map(|v| (v["stage"].as_str().unwrap_or("").to_owned(), v["step"].as_u64().unwrap_or(0))).collect::<Vec<_>>();
+    let key = |m: &Vec<Value>| {
+        m.iter()
+            .map(|v| {
+                (
+                    v["stage"].as_str().unwrap_or("").to_owned(),
+                    v["step"].as_u64().unwrap_or(0),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
     assert_eq!(key(&a), key(&b), "same steps, none lost or repeated");
-    let rewards = |m: &Vec<Value>| m.iter().map(|v| v.get("reward_mean").and_then(Value::as_f64)).collect::<Vec<_>>();
+    let rewards = |m: &Vec<Value>| {
+        m.iter()
+            .map(|v| v.get("reward_mean").and_then(Value::as_f64))
+            .collect::<Vec<_>>()
+    };
     assert_eq!(rewards(&a), rewards(&b), "same rewards step by step");
 
     // The SPEC's layout.
@@ -89,15 +141,26 @@ fn killed_run_resumes_to_the_uninterrupted_result() {
             assert!(ckpt.join(f).exists(), "{}", ckpt.join(f).display());
         }
     }
-    for f in ["evals.json", "evals.csv", "plots/reward.png", "plots/evals.png"] {
+    for f in [
+        "evals.json",
+        "evals.csv",
+        "plots/reward.png",
+        "plots/evals.png",
+    ] {
         assert!(killed.path().join(f).exists(), "{f}");
     }
-    let evals: Value = serde_json::from_str(&std::fs::read_to_string(killed.path().join("evals.json")).expect("evals")).expect("json");
+    let evals: Value = serde_json::from_str(
+        &std::fs::read_to_string(killed.path().join("evals.json")).expect("evals"),
+    )
+    .expect("json");
     let stages = evals["stages"].as_array().expect("stages");
     assert_eq!(stages[0]["stage"], "base");
     assert_eq!(stages[3]["algorithm"], "mopd");
     assert!(stages[3]["teachers"]["addition"].is_string());
-    assert!(a.iter().filter(|m| m["stage"] == "mopd").all(|m| m.get("advantage_mean").is_some()));
+    assert!(a
+        .iter()
+        .filter(|m| m["stage"] == "mopd")
+        .all(|m| m.get("advantage_mean").is_some()));
 }
 
 #[test]
@@ -109,6 +172,15 @@ fn a_named_stage_restarts_there_and_forgets_later_ones() {
     let m = metrics(out.path());
     assert_eq!(m.iter().filter(|v| v["stage"] == "mopd").count(), 3);
     let registry = Registry::discover().expect("registry");
-    let err = run(&recipe(), &registry, &RunOptions { output: out.path().to_owned(), resume: Resume::Fresh }, &mut Vec::new()).expect_err("fresh run over an old one");
+    let err = run(
+        &recipe(),
+        &registry,
+        &RunOptions {
+            output: out.path().to_owned(),
+            resume: Resume::Fresh,
+        },
+        &mut Vec::new(),
+    )
+    .expect_err("fresh run over an old one");
     assert!(err.to_string().contains("already holds a run"), "{err}");
 }

@@ -62,7 +62,11 @@ impl GroupAdvantages {
 
 /// Advantages for `rewards` laid out as consecutive groups of `group_size`.
 /// A trailing partial group is treated as its own group.
-pub fn group_advantages(rewards: &[f64], group_size: usize, opts: &AdvantageOptions) -> GroupAdvantages {
+pub fn group_advantages(
+    rewards: &[f64],
+    group_size: usize,
+    opts: &AdvantageOptions,
+) -> GroupAdvantages {
     let mut advantages = Vec::with_capacity(rewards.len());
     let mut group_kept = Vec::new();
     for group in rewards.chunks(group_size.max(1)) {
@@ -114,7 +118,14 @@ mod tests {
     #[test]
     fn hand_computed_group() {
         // rewards 1,0,0,1: mean 0.5, sample std sqrt(1/3) = 0.57735.
-        let g = group_advantages(&[1.0, 0.0, 0.0, 1.0], 4, &AdvantageOptions { epsilon: 0.0, ..Default::default() });
+        let g = group_advantages(
+            &[1.0, 0.0, 0.0, 1.0],
+            4,
+            &AdvantageOptions {
+                epsilon: 0.0,
+                ..Default::default()
+            },
+        );
         let a = 0.5 / (1.0f64 / 3.0).sqrt();
         close(&g.advantages, &[a, -a, -a, a]);
         assert_eq!(g.group_kept, vec![true]);
@@ -128,7 +139,14 @@ mod tests {
         let a = 0.5 / (0.5f64.sqrt() + 1e-6);
         close(&g.advantages, &[0.0, 0.0, -a, a]);
         assert_eq!(g.group_kept, vec![true, true]);
-        let g = group_advantages(&[1.0, 1.0, 0.0, 1.0], 2, &AdvantageOptions { drop_zero_variance: true, ..opts });
+        let g = group_advantages(
+            &[1.0, 1.0, 0.0, 1.0],
+            2,
+            &AdvantageOptions {
+                drop_zero_variance: true,
+                ..opts
+            },
+        );
         assert_eq!(g.group_kept, vec![false, true]);
         assert_eq!(g.filtered_share(), 0.5);
         assert!(!g.kept(1, 2) && g.kept(2, 2));
@@ -136,11 +154,21 @@ mod tests {
 
     #[test]
     fn leave_one_out_and_unscaled() {
-        let opts = AdvantageOptions { baseline: Baseline::LeaveOneOut, scale_by_std: false, ..Default::default() };
+        let opts = AdvantageOptions {
+            baseline: Baseline::LeaveOneOut,
+            scale_by_std: false,
+            ..Default::default()
+        };
         // r = 3, 0, 0: baselines 0, 1.5, 1.5.
         let g = group_advantages(&[3.0, 0.0, 0.0], 3, &opts);
         close(&g.advantages, &[3.0, -1.5, -1.5]);
-        let opts = AdvantageOptions { scale_by_std: false, ..Default::default() };
-        close(&group_advantages(&[3.0, 0.0, 0.0], 3, &opts).advantages, &[2.0, -1.0, -1.0]);
+        let opts = AdvantageOptions {
+            scale_by_std: false,
+            ..Default::default()
+        };
+        close(
+            &group_advantages(&[3.0, 0.0, 0.0], 3, &opts).advantages,
+            &[2.0, -1.0, -1.0],
+        );
     }
 }

@@ -91,7 +91,9 @@ pub fn grpo_step(
                 .collect::<Vec<f64>>()
         });
         let ref_logp = match reference {
-            Some(reference) if cfg.kl_coef > 0.0 => Some(reference_logprobs(reference, &generation, cfg.micro_batch)),
+            Some(reference) if cfg.kl_coef > 0.0 => {
+                Some(reference_logprobs(reference, &generation, cfg.micro_batch))
+            }
             _ => None,
         };
         let wait = Instant::now();
@@ -115,7 +117,9 @@ pub fn grpo_step(
         .collect();
     let device = policy.device();
     let keep_t = Tensor::from_slice(&keep).to_device(device);
-    let mask = generation.completion_valid.logical_and(&keep_t.unsqueeze(-1));
+    let mask = generation
+        .completion_valid
+        .logical_and(&keep_t.unsqueeze(-1));
     let num_tokens: usize = generation
         .completions
         .iter()
@@ -153,8 +157,15 @@ pub fn grpo_step(
             let part = batch.rows(start_row, len);
             let view = part.view();
             let loss = with_autocast(device, || {
-                let (logp, entropy) = if shared { token_logprobs_grouped(policy, &view, group) } else { token_logprobs(policy, &view) };
-                entropy_sum += f64::try_from((entropy * part.completion_valid.to_kind(Kind::Float)).sum(Kind::Float)).unwrap_or(0.0);
+                let (logp, entropy) = if shared {
+                    token_logprobs_grouped(policy, &view, group)
+                } else {
+                    token_logprobs(policy, &view)
+                };
+                entropy_sum += f64::try_from(
+                    (entropy * part.completion_valid.to_kind(Kind::Float)).sum(Kind::Float),
+                )
+                .unwrap_or(0.0);
                 let ref_part = ref_logp.as_ref().map(|r| r.narrow(0, start_row, len));
                 policy_loss(
                     &logp,
@@ -178,7 +189,21 @@ pub fn grpo_step(
         optimizer.step(lr);
     }
     let train_s = train_start.elapsed().as_secs_f64() - reward_wait_s;
-    stats(&generation, &rewards, &adv, StepTimes { sample_s, train_s, reward_wait_s, total_s: start.elapsed().as_secs_f64() }, entropy_sum / num_tokens.max(1) as f64, grad_norm, lr, train_tokens)
+    stats(
+        &generation,
+        &rewards,
+        &adv,
+        StepTimes {
+            sample_s,
+            train_s,
+            reward_wait_s,
+            total_s: start.elapsed().as_secs_f64(),
+        },
+        entropy_sum / num_tokens.max(1) as f64,
+        grad_norm,
+        lr,
+        train_tokens,
+    )
 }
 
 struct StepTimes {
@@ -217,7 +242,11 @@ fn stats(
 
 /// Log-probabilities of the sampled tokens under a frozen model, `[B, C]`, computed
 /// micro-batch by micro-batch without gradients.
-pub fn reference_logprobs(model: &Transformer, generation: &Generation, micro_batch: usize) -> Tensor {
+pub fn reference_logprobs(
+    model: &Transformer,
+    generation: &Generation,
+    micro_batch: usize,
+) -> Tensor {
     let batch = SequenceBatch {
         prompt_ids: &generation.prompts.ids,
         prompt_valid: &generation.prompts.valid,
@@ -232,7 +261,9 @@ pub fn reference_logprobs(model: &Transformer, generation: &Generation, micro_ba
         while start < n {
             let len = micro.min(n - start);
             let part = batch.rows(start, len);
-            parts.push(with_autocast(model.device(), || token_logprobs(model, &part.view()).0));
+            parts.push(with_autocast(model.device(), || {
+                token_logprobs(model, &part.view()).0
+            }));
             start += len;
         }
     });

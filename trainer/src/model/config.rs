@@ -133,7 +133,9 @@ impl ModelConfig {
             }
         };
         if head_dim <= 0 || head_dim % 2 != 0 {
-            return Err(bad(format!("`head_dim` ({head_dim}) must be positive and even")));
+            return Err(bad(format!(
+                "`head_dim` ({head_dim}) must be positive and even"
+            )));
         }
         if let Some(scaling) = c.rope_scaling.as_ref().filter(|v| !v.is_null()) {
             let kind = scaling
@@ -142,10 +144,16 @@ impl ModelConfig {
                 .and_then(Value::as_str)
                 .unwrap_or("default");
             if kind != "default" {
-                return Err(bad(format!("`rope_scaling` of type `{kind}` is not supported")));
+                return Err(bad(format!(
+                    "`rope_scaling` of type `{kind}` is not supported"
+                )));
             }
         }
-        if let Some(kind) = c.rope_parameters.as_ref().and_then(|p| p.rope_type.as_deref()) {
+        if let Some(kind) = c
+            .rope_parameters
+            .as_ref()
+            .and_then(|p| p.rope_type.as_deref())
+        {
             if kind != "default" {
                 return Err(bad(format!(
                     "`rope_parameters.rope_type` `{kind}` is not supported"
@@ -192,7 +200,10 @@ impl ModelConfig {
     pub fn expected_tensors(&self) -> Vec<(String, Vec<i64>)> {
         let (h, i, d) = (self.hidden_size, self.intermediate_size, self.head_dim);
         let (q, kv) = (self.num_heads * d, self.num_kv_heads * d);
-        let mut out = vec![("model.embed_tokens.weight".to_owned(), vec![self.vocab_size, h])];
+        let mut out = vec![(
+            "model.embed_tokens.weight".to_owned(),
+            vec![self.vocab_size, h],
+        )];
         for l in 0..self.num_layers {
             let p = format!("model.layers.{l}");
             let mut push = |name: &str, shape: Vec<i64>| out.push((format!("{p}.{name}"), shape));
@@ -240,7 +251,10 @@ mod tests {
         assert_eq!(c.rope_theta, 1e6);
         assert!(c.qkv_bias && c.tie_word_embeddings && !c.qk_norm);
         assert_eq!(c.eos_token_ids, vec![2]);
-        assert!(!c.expected_tensors().iter().any(|(n, _)| n == "lm_head.weight"));
+        assert!(!c
+            .expected_tensors()
+            .iter()
+            .any(|(n, _)| n == "lm_head.weight"));
     }
 
     #[test]
@@ -250,19 +264,28 @@ mod tests {
             "rope_parameters":{"rope_theta":5000.0,"rope_type":"default"},"dtype":"bfloat16",
             "eos_token_id":[1,2]}"#;
         let c = ModelConfig::from_json(text).unwrap();
-        assert_eq!((c.family, c.rope_theta, c.head_dim), (Family::Qwen3, 5000.0, 32));
+        assert_eq!(
+            (c.family, c.rope_theta, c.head_dim),
+            (Family::Qwen3, 5000.0, 32)
+        );
         assert_eq!(c.saved_dtype, "bfloat16");
         assert!(c.qk_norm && !c.qkv_bias);
-        assert!(c.expected_tensors().iter().any(|(n, s)| n == "lm_head.weight" && s == &[100, 64]));
+        assert!(c
+            .expected_tensors()
+            .iter()
+            .any(|(n, s)| n == "lm_head.weight" && s == &[100, 64]));
     }
 
     #[test]
     fn names_unknown_architecture_and_bad_keys() {
-        let err = ModelConfig::from_json(r#"{"model_type":"gpt2","architectures":["GPT2LMHeadModel"]}"#)
-            .unwrap_err();
+        let err =
+            ModelConfig::from_json(r#"{"model_type":"gpt2","architectures":["GPT2LMHeadModel"]}"#)
+                .unwrap_err();
         assert!(err.to_string().contains("gpt2"), "{err}");
-        let err = ModelConfig::from_json(&QWEN2_OLD.replace("\"num_key_value_heads\":2", "\"num_key_value_heads\":3"))
-            .unwrap_err();
+        let err = ModelConfig::from_json(
+            &QWEN2_OLD.replace("\"num_key_value_heads\":2", "\"num_key_value_heads\":3"),
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("num_key_value_heads"), "{err}");
     }
 }

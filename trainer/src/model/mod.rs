@@ -111,7 +111,12 @@ impl Transformer {
 
     /// A model with freshly initialised weights (normal, std 0.02; norms at 1), as
     /// transformers initialises a config; `seed` makes it reproducible.
-    pub fn random(config: ModelConfig, device: Device, kind: Kind, seed: i64) -> Result<Self, ModelError> {
+    pub fn random(
+        config: ModelConfig,
+        device: Device,
+        kind: Kind,
+        seed: i64,
+    ) -> Result<Self, ModelError> {
         tch::manual_seed(seed);
         let mut params = BTreeMap::new();
         for (name, shape) in config.expected_tensors() {
@@ -239,7 +244,12 @@ impl Transformer {
 
     /// Final hidden states `[B, T, H]` for `ids` `[B, T]`. `valid` `[B, T]` is false at
     /// padding. With a cache, the new keys are appended and attention spans the cache.
-    pub fn forward_hidden(&self, ids: &Tensor, valid: &Tensor, cache: Option<&mut KvCache>) -> Tensor {
+    pub fn forward_hidden(
+        &self,
+        ids: &Tensor,
+        valid: &Tensor,
+        cache: Option<&mut KvCache>,
+    ) -> Tensor {
         let t = ids.size()[1];
         let (full_valid, past) = match cache.as_ref().and_then(|c| c.key_valid.as_ref()) {
             Some(prev) => (Tensor::cat(&[prev, valid], 1), prev.size()[1]),
@@ -255,7 +265,9 @@ impl Transformer {
         let causal = key_idx.le_tensor(&query_idx);
         // A padded query sees only itself, so its softmax never divides by zero.
         let diagonal = key_idx.eq_tensor(&query_idx);
-        let mask = causal.unsqueeze(0).logical_and(&full_valid.view([-1, 1, s]))
+        let mask = causal
+            .unsqueeze(0)
+            .logical_and(&full_valid.view([-1, 1, s]))
             .logical_or(&diagonal.unsqueeze(0))
             .unsqueeze(1);
         let (cos, sin) = self.rope.cos_sin(&positions, self.kind);

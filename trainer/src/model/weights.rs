@@ -134,11 +134,7 @@ fn write_file(
     let mut offset = 0usize;
     for name in names {
         let t = &tensors[*name];
-        let cpu = t
-            .detach()
-            .to_device(Device::Cpu)
-            .to_kind(kind)
-            .contiguous();
+        let cpu = t.detach().to_device(Device::Cpu).to_kind(kind).contiguous();
         let len = cpu.numel() * width;
         let mut bytes = vec![0u8; len];
         cpu.f_copy_data_u8(&mut bytes, cpu.numel())
@@ -163,7 +159,8 @@ fn write_file(
         source,
     };
     let mut file = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
-    file.write_all(&(head.len() as u64).to_le_bytes()).map_err(io)?;
+    file.write_all(&(head.len() as u64).to_le_bytes())
+        .map_err(io)?;
     file.write_all(&head).map_err(io)?;
     for blob in &blobs {
         file.write_all(blob).map_err(io)?;

@@ -16,7 +16,10 @@ pub struct WeightGate {
 
 impl Default for WeightGate {
     fn default() -> Self {
-        Self { low: 0.5, high: 2.0 }
+        Self {
+            low: 0.5,
+            high: 2.0,
+        }
     }
 }
 
@@ -53,13 +56,20 @@ mod tests {
 
     #[test]
     fn weights_are_zeroed_outside_the_gate_not_clipped() {
-        let train = Tensor::from_slice(&[0.0f32, 0.0, 0.0, 0.0]).log();
-        let _ = train;
         let train = Tensor::from_slice(&[-1.0f32, -1.0, -1.0, -1.0]);
         // r = exp(train − sampling) = 1, 3, 0.4, 2
-        let sampling = Tensor::from_slice(&[-1.0f32, -1.0 - 3f32.ln(), -1.0 - 0.4f32.ln(), -1.0 - 2f32.ln()]);
-        let w: Vec<f32> = Vec::try_from(truncated_weights(&train, &sampling, WeightGate::default())).unwrap();
-        assert!((w[0] - 1.0).abs() < 1e-6 && w[1] == 0.0 && w[2] == 0.0 && (w[3] - 2.0).abs() < 1e-5, "{w:?}");
+        let sampling = Tensor::from_slice(&[
+            -1.0f32,
+            -1.0 - 3f32.ln(),
+            -1.0 - 0.4f32.ln(),
+            -1.0 - 2f32.ln(),
+        ]);
+        let w: Vec<f32> =
+            Vec::try_from(truncated_weights(&train, &sampling, WeightGate::default())).unwrap();
+        assert!(
+            (w[0] - 1.0).abs() < 1e-6 && w[1] == 0.0 && w[2] == 0.0 && (w[3] - 2.0).abs() < 1e-5,
+            "{w:?}"
+        );
     }
 
     #[test]
@@ -69,12 +79,22 @@ mod tests {
         let sampling = logp.detach();
         let teacher = Tensor::from_slice(&[-0.5f32, -1.5]);
         let mask = Tensor::from_slice(&[true, true]);
-        let loss = mopd_loss(&logp, &sampling, &teacher, &mask, WeightGate::default(), 2.0);
+        let loss = mopd_loss(
+            &logp,
+            &sampling,
+            &teacher,
+            &mask,
+            WeightGate::default(),
+            2.0,
+        );
         let value = f64::try_from(&loss).unwrap();
         // −(1.5·(−2) + (−0.5)·(−1)) / 2 = −(−3 + 0.5)/2 = 1.25
         assert!((value - 1.25).abs() < 1e-6, "{value}");
         loss.backward();
         let g: Vec<f32> = Vec::try_from(logp.grad()).unwrap();
-        assert!((g[0] + 0.75).abs() < 1e-6 && (g[1] - 0.25).abs() < 1e-6, "{g:?}");
+        assert!(
+            (g[0] + 0.75).abs() < 1e-6 && (g[1] - 0.25).abs() < 1e-6,
+            "{g:?}"
+        );
     }
 }

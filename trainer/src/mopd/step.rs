@@ -35,7 +35,12 @@ pub struct TeacherPool {
 
 impl TeacherPool {
     pub fn new(by_domain: BTreeMap<String, PathBuf>, keep_loaded: bool, device: Device) -> Self {
-        Self { by_domain, loaded: BTreeMap::new(), keep_loaded, device }
+        Self {
+            by_domain,
+            loaded: BTreeMap::new(),
+            keep_loaded,
+            device,
+        }
     }
 
     /// Adds an already loaded model for `path` (it stays resident).
@@ -44,12 +49,21 @@ impl TeacherPool {
     }
 
     /// Log-probabilities `[n, C]` of the sampled tokens of `rows` under `domain`'s teacher.
-    fn logprobs(&mut self, domain: &str, batch: &SequenceBatch, rows: &Tensor, micro: i64) -> Result<Tensor, ModelError> {
+    fn logprobs(
+        &mut self,
+        domain: &str,
+        batch: &SequenceBatch,
+        rows: &Tensor,
+        micro: i64,
+    ) -> Result<Tensor, ModelError> {
         let path = self
             .by_domain
             .get(domain)
             .cloned()
-            .ok_or_else(|| ModelError::Config { path: domain.to_owned(), message: "no teacher for this domain".into() })?;
+            .ok_or_else(|| ModelError::Config {
+                path: domain.to_owned(),
+                message: "no teacher for this domain".into(),
+            })?;
         let fresh;
         let teacher = match self.loaded.get(&path) {
             Some(t) => t,
@@ -76,7 +90,9 @@ impl TeacherPool {
             while start < n {
                 let len = micro.min(n - start);
                 let part = sub.rows(start, len);
-                parts.push(with_autocast(teacher.device(), || token_logprobs(teacher, &part.view()).0));
+                parts.push(with_autocast(teacher.device(), || {
+                    token_logprobs(teacher, &part.view()).0
+                }));
                 start += len;
             }
         });
@@ -166,18 +182,33 @@ pub fn mopd_step(
             let (logp, entropy) = token_logprobs(student, &view);
             entropy_sum += f64::try_from((entropy * &mask).sum(Kind::Float)).unwrap_or(0.0);
             tch::no_grad(|| {
-                let a = (mopd_advantage(&teacher, &logp) * &mask).sum_dim_intlist(-1, false, Kind::Float);
+                let a = (mopd_advantage(&teacher, &logp) * &mask).sum_dim_intlist(
+                    -1,
+                    false,
+                    Kind::Float,
+                );
                 let a: Vec<f64> = Vec::try_from(a.to_kind(Kind::Double)).unwrap_or_default();
                 for (k, v) in a.into_iter().enumerate() {
                     adv_sum[start_row as usize + k] = v;
                 }
                 let w = truncated_weights(&logp, &sampling, cfg.gate);
-                gated += f64::try_from((w.eq(0.0).to_kind(Kind::Float) * &mask).sum(Kind::Float)).unwrap_or(0.0);
+                gated += f64::try_from((w.eq(0.0).to_kind(Kind::Float) * &mask).sum(Kind::Float))
+                    .unwrap_or(0.0);
             });
-            mopd_loss(&logp, &sampling, &teacher, &part.completion_valid, cfg.gate, num_tokens as f64)
+            mopd_loss(
+                &logp,
+                &sampling,
+                &teacher,
+                &part.completion_valid,
+                cfg.gate,
+                num_tokens as f64,
+            )
         });
         loss.backward();
-        train_tokens += f64::try_from(part.prompt_valid.sum(Kind::Float) + part.completion_valid.sum(Kind::Float)).unwrap_or(0.0);
+        train_tokens += f64::try_from(
+            part.prompt_valid.sum(Kind::Float) + part.completion_valid.sum(Kind::Float),
+        )
+        .unwrap_or(0.0);
         start_row += len;
     }
     let grad_norm = optimizer.clip_grad_norm(cfg.max_grad_norm);
@@ -188,7 +219,10 @@ pub fn mopd_step(
     let tokens = num_tokens.max(1) as f64;
     let mut by_domain = BTreeMap::new();
     for (domain, idx) in &domain_rows {
-        let toks: usize = idx.iter().map(|&i| generation.completions[i as usize].len()).sum();
+        let toks: usize = idx
+            .iter()
+            .map(|&i| generation.completions[i as usize].len())
+            .sum();
         let sum: f64 = idx.iter().map(|&i| adv_sum[i as usize]).sum();
         by_domain.insert(domain.clone(), sum / toks.max(1) as f64);
     }

@@ -47,11 +47,20 @@ pub fn select_teachers(
                     teacher: teacher.clone(),
                 });
             }
-            out.insert(domain.clone(), TeacherChoice { stage: teacher.clone(), score: None });
+            out.insert(
+                domain.clone(),
+                TeacherChoice {
+                    stage: teacher.clone(),
+                    score: None,
+                },
+            );
             continue;
         }
         if earlier.len() < 2 {
-            return Err(TeacherError::NoEarlierCheckpoint { stage: stage.to_owned(), domain: domain.clone() });
+            return Err(TeacherError::NoEarlierCheckpoint {
+                stage: stage.to_owned(),
+                domain: domain.clone(),
+            });
         }
         let mut best: Option<(&String, f64)> = None;
         for (name, scores) in earlier {
@@ -61,8 +70,17 @@ pub fn select_teachers(
                 }
             }
         }
-        let (name, score) = best.ok_or_else(|| TeacherError::NoScore { stage: stage.to_owned(), domain: domain.clone() })?;
-        out.insert(domain.clone(), TeacherChoice { stage: name.clone(), score: Some(score) });
+        let (name, score) = best.ok_or_else(|| TeacherError::NoScore {
+            stage: stage.to_owned(),
+            domain: domain.clone(),
+        })?;
+        out.insert(
+            domain.clone(),
+            TeacherChoice {
+                stage: name.clone(),
+                score: Some(score),
+            },
+        );
     }
     Ok(out)
 }
@@ -79,17 +97,29 @@ mod tests {
     fn best_earlier_checkpoint_per_domain_or_named() {
         let earlier = vec![
             ("base".to_owned(), scores(&[("math", 0.5), ("ifeval", 0.2)])),
-            ("if-rl".to_owned(), scores(&[("math", 0.4), ("ifeval", 0.6)])),
-            ("multi".to_owned(), scores(&[("math", 0.5), ("ifeval", 0.5)])),
+            (
+                "if-rl".to_owned(),
+                scores(&[("math", 0.4), ("ifeval", 0.6)]),
+            ),
+            (
+                "multi".to_owned(),
+                scores(&[("math", 0.5), ("ifeval", 0.5)]),
+            ),
         ];
         let domains = vec!["math".to_owned(), "ifeval".to_owned()];
         let t = select_teachers("mopd", &domains, &earlier, &BTreeMap::new()).unwrap();
         assert_eq!(t["math"].stage, "base");
         assert_eq!(t["ifeval"].stage, "if-rl");
         let named = BTreeMap::from([("math".to_owned(), "multi".to_owned())]);
-        assert_eq!(select_teachers("mopd", &domains, &earlier, &named).unwrap()["math"].stage, "multi");
+        assert_eq!(
+            select_teachers("mopd", &domains, &earlier, &named).unwrap()["math"].stage,
+            "multi"
+        );
         let named = BTreeMap::from([("math".to_owned(), "later".to_owned())]);
-        assert!(matches!(select_teachers("mopd", &domains, &earlier, &named), Err(TeacherError::UnknownTeacher { .. })));
+        assert!(matches!(
+            select_teachers("mopd", &domains, &earlier, &named),
+            Err(TeacherError::UnknownTeacher { .. })
+        ));
         let err = select_teachers("mopd", &domains, &earlier[..1], &BTreeMap::new()).unwrap_err();
         assert!(err.to_string().contains("no earlier stage"), "{err}");
     }

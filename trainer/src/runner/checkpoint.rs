@@ -15,7 +15,12 @@ pub fn checkpoint_dir(output: &Path, stage: &str) -> PathBuf {
 }
 
 /// Saves `model` (with the tokenizer files of `tokenizer_dir`) as stage `stage`.
-pub fn save_atomic(model: &Transformer, output: &Path, stage: &str, tokenizer_dir: &Path) -> Result<PathBuf, RunError> {
+pub fn save_atomic(
+    model: &Transformer,
+    output: &Path,
+    stage: &str,
+    tokenizer_dir: &Path,
+) -> Result<PathBuf, RunError> {
     let final_dir = checkpoint_dir(output, stage);
     let tmp = output.join("checkpoints").join(format!(".tmp-{stage}"));
     if tmp.exists() {

@@ -27,13 +27,21 @@ impl EnvData {
             map.insert("response".into(), Value::String(response.to_owned()));
         }
         let r = self.env.score(&Sample::new(value)).score;
-        if r.is_finite() { r } else { 0.0 }
+        if r.is_finite() {
+            r
+        } else {
+            0.0
+        }
     }
 }
 
 /// Reads `path` (JSONL), keeping at most `limit` rows; errors name the file and line.
 pub fn read_rows(path: &Path, limit: Option<usize>) -> Result<Vec<Sample>, RunError> {
-    let text = std::fs::read_to_string(path).map_err(|e| RunError::Dataset { path: path.to_owned(), line: 0, message: e.to_string() })?;
+    let text = std::fs::read_to_string(path).map_err(|e| RunError::Dataset {
+        path: path.to_owned(),
+        line: 0,
+        message: e.to_string(),
+    })?;
     let mut rows = Vec::new();
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -42,11 +50,19 @@ pub fn read_rows(path: &Path, limit: Option<usize>) -> Result<Vec<Sample>, RunEr
         if limit.is_some_and(|l| rows.len() >= l) {
             break;
         }
-        let sample = Sample::from_json_line(line).map_err(|e| RunError::Dataset { path: path.to_owned(), line: n + 1, message: e.to_string() })?;
+        let sample = Sample::from_json_line(line).map_err(|e| RunError::Dataset {
+            path: path.to_owned(),
+            line: n + 1,
+            message: e.to_string(),
+        })?;
         rows.push(sample);
     }
     if rows.is_empty() {
-        return Err(RunError::Dataset { path: path.to_owned(), line: 0, message: "no rows".into() });
+        return Err(RunError::Dataset {
+            path: path.to_owned(),
+            line: 0,
+            message: "no rows".into(),
+        });
     }
     Ok(rows)
 }
@@ -60,12 +76,20 @@ fn table_to_json(table: &toml::Table) -> Map<String, Value> {
 
 /// Builds the environment `name` with its recipe table; relative paths inside rows
 /// resolve against the dataset's folder.
-pub fn make_env(registry: &Registry, name: &str, config: &toml::Table, dataset: &Path) -> Result<Arc<dyn Environment>, RunError> {
+pub fn make_env(
+    registry: &Registry,
+    name: &str,
+    config: &toml::Table,
+    dataset: &Path,
+) -> Result<Arc<dyn Environment>, RunError> {
     let mut cfg = EnvConfig::new(table_to_json(config));
     if let Some(dir) = dataset.parent() {
         cfg = cfg.with_base_dir(dir);
     }
-    let env = registry.create(name, &cfg).map_err(|e| RunError::Env { name: name.to_owned(), message: e.to_string() })?;
+    let env = registry.create(name, &cfg).map_err(|e| RunError::Env {
+        name: name.to_owned(),
+        message: e.to_string(),
+    })?;
     Ok(Arc::from(env))
 }
 
@@ -86,9 +110,19 @@ pub fn load_env_data(
     let rows = read_rows(dataset, limit)?;
     let mut prompts = Vec::with_capacity(rows.len());
     for (i, row) in rows.iter().enumerate() {
-        let messages = env.prompt(row).map_err(|e| RunError::Dataset { path: dataset.clone(), line: i + 1, message: e.to_string() })?;
+        let messages = env.prompt(row).map_err(|e| RunError::Dataset {
+            path: dataset.clone(),
+            line: i + 1,
+            message: e.to_string(),
+        })?;
         let text = tokenizer.render_chat(&messages, enable_thinking)?;
         prompts.push(tokenizer.encode(&text)?);
     }
-    Ok(EnvData { domain: domain.to_owned(), env, rows, prompts, weight })
+    Ok(EnvData {
+        domain: domain.to_owned(),
+        env,
+        rows,
+        prompts,
+        weight,
+    })
 }

@@ -1,7 +1,6 @@
 //! Evaluation: greedy responses to a domain's eval rows, scored by its environment;
 //! the domain's score is the mean reward.
 
-
 use super::data::EnvData;
 use crate::model::Transformer;
 use crate::sampling::{generate, SamplingParams};
@@ -11,7 +10,12 @@ use crate::tokenizer::TextTokenizer;
 const EVAL_BATCH: usize = 32;
 
 /// Mean reward of greedy responses over every row of `data`.
-pub fn evaluate(model: &Transformer, tokenizer: &TextTokenizer, data: &EnvData, max_new_tokens: usize) -> f64 {
+pub fn evaluate(
+    model: &Transformer,
+    tokenizer: &TextTokenizer,
+    data: &EnvData,
+    max_new_tokens: usize,
+) -> f64 {
     let params = SamplingParams {
         temperature: 0.0,
         top_p: 1.0,

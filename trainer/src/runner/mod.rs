@@ -46,7 +46,11 @@ pub enum RunError {
     #[error(transparent)]
     Teacher(#[from] TeacherError),
     #[error("{path}:{line}: {message}")]
-    Dataset { path: PathBuf, line: usize, message: String },
+    Dataset {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
     #[error("environment `{name}`: {message}")]
     Env { name: String, message: String },
     #[error("{path}: {message}")]
@@ -57,7 +61,10 @@ pub enum RunError {
 
 impl RunError {
     pub fn io(path: &Path, e: std::io::Error) -> Self {
-        RunError::Io { path: path.to_owned(), message: e.to_string() }
+        RunError::Io {
+            path: path.to_owned(),
+            message: e.to_string(),
+        }
     }
 }
 
@@ -91,24 +98,56 @@ fn load_base(recipe: &Recipe, device: tch::Device) -> Result<Transformer, RunErr
 }
 
 /// Runs `recipe` (validated first) into `opts.output`, printing tables to `out`.
-pub fn run(recipe: &Recipe, registry: &Registry, opts: &RunOptions, out: &mut dyn Write) -> Result<RunRecord, RunError> {
+pub fn run(
+    recipe: &Recipe,
+    registry: &Registry,
+    opts: &RunOptions,
+    out: &mut dyn Write,
+) -> Result<RunRecord, RunError> {
     recipe.validate(registry)?;
     if let Some(threads) = recipe.run.threads {
         tch::set_num_threads(threads);
     }
-    let device = recipe.run.device.resolve().ok_or_else(|| RecipeError::Invalid { key: "run.device".into(), message: "no GPU".into() })?;
+    let device = recipe
+        .run
+        .device
+        .resolve()
+        .ok_or_else(|| RecipeError::Invalid {
+            key: "run.device".into(),
+            message: "no GPU".into(),
+        })?;
     let tokenizer = TextTokenizer::load(&recipe.tokenizer_dir())?;
     let thinking = recipe.run.enable_thinking;
     // Every dataset is read and every prompt rendered before any training.
     let mut evals: Vec<EnvData> = Vec::new();
     for e in &recipe.eval {
-        evals.push(load_env_data(registry, &tokenizer, thinking, e.env_name(), &e.domain, &e.config, &recipe.resolve(&e.dataset), e.limit, 1.0)?);
+        evals.push(load_env_data(
+            registry,
+            &tokenizer,
+            thinking,
+            e.env_name(),
+            &e.domain,
+            &e.config,
+            &recipe.resolve(&e.dataset),
+            e.limit,
+            1.0,
+        )?);
     }
     let mut stage_data: Vec<Vec<EnvData>> = Vec::new();
     for s in recipe.active_stages() {
         let mut envs = Vec::new();
         for e in &s.envs {
-            envs.push(load_env_data(registry, &tokenizer, thinking, &e.name, e.domain(), &e.config, &recipe.resolve(&e.dataset), None, e.weight)?);
+            envs.push(load_env_data(
+                registry,
+                &tokenizer,
+                thinking,
+                &e.name,
+                e.domain(),
+                &e.config,
+                &recipe.resolve(&e.dataset),
+                None,
+                e.weight,
+            )?);
         }
         stage_data.push(envs);
     }
@@ -120,7 +159,10 @@ pub fn run(recipe: &Recipe, registry: &Registry, opts: &RunOptions, out: &mut dy
     let done: Vec<String> = match &opts.resume {
         Resume::Fresh => {
             if !record.stages.is_empty() {
-                return Err(RunError::Resume(format!("{} already holds a run; pass --resume or another --output", output.display())));
+                return Err(RunError::Resume(format!(
+                    "{} already holds a run; pass --resume or another --output",
+                    output.display()
+                )));
             }
             Vec::new()
         }
@@ -128,28 +170,51 @@ pub fn run(recipe: &Recipe, registry: &Registry, opts: &RunOptions, out: &mut dy
             let mut done = Vec::new();
             for (k, r) in record.stages.iter().skip(1).enumerate() {
                 let expected = stages.get(k).map(|s| s.name.as_str());
-                if expected != Some(r.stage.as_str()) || !checkpoint::checkpoint_dir(output, &r.stage).join("config.json").exists() {
+                if expected != Some(r.stage.as_str())
+                    || !checkpoint::checkpoint_dir(output, &r.stage)
+                        .join("config.json")
+                        .exists()
+                {
                     break;
                 }
                 done.push(r.stage.clone());
             }
             if let Resume::From(name) = &opts.resume {
-                let pos = stages.iter().position(|s| &s.name == name).ok_or_else(|| RunError::Resume(format!("no stage `{name}` in the recipe")))?;
+                let pos = stages
+                    .iter()
+                    .position(|s| &s.name == name)
+                    .ok_or_else(|| RunError::Resume(format!("no stage `{name}` in the recipe")))?;
                 if pos > done.len() {
-                    return Err(RunError::Resume(format!("stage `{name}` cannot restart: stage `{}` before it has not completed", stages[done.len()].name)));
+                    return Err(RunError::Resume(format!(
+                        "stage `{name}` cannot restart: stage `{}` before it has not completed",
+                        stages[done.len()].name
+                    )));
                 }
                 done.truncate(pos);
             }
             done
         }
     };
-    record.stages.truncate(if record.stages.is_empty() { 0 } else { 1 + done.len() });
-    let mut log = MetricsLog::open(&output.join("metrics.jsonl"), &done).map_err(|e| RunError::io(&output.join("metrics.jsonl"), e))?;
+    record.stages.truncate(if record.stages.is_empty() {
+        0
+    } else {
+        1 + done.len()
+    });
+    let mut log = MetricsLog::open(&output.join("metrics.jsonl"), &done)
+        .map_err(|e| RunError::io(&output.join("metrics.jsonl"), e))?;
 
-    let base_dir = if recipe.run.init == "random" { checkpoint::checkpoint_dir(output, "base") } else { recipe.resolve(&recipe.run.model) };
+    let base_dir = if recipe.run.init == "random" {
+        checkpoint::checkpoint_dir(output, "base")
+    } else {
+        recipe.resolve(&recipe.run.model)
+    };
     let mut policy = match done.last() {
         Some(last) => {
-            let mut m = Transformer::load(&checkpoint::checkpoint_dir(output, last), device, Kind::Float)?;
+            let mut m = Transformer::load(
+                &checkpoint::checkpoint_dir(output, last),
+                device,
+                Kind::Float,
+            )?;
             m.set_source_dir(&recipe.tokenizer_dir());
             m
         }
@@ -160,41 +225,93 @@ pub fn run(recipe: &Recipe, registry: &Registry, opts: &RunOptions, out: &mut dy
     }
     if record.stages.is_empty() {
         let scores = evaluate_all(&policy, &tokenizer, &evals, recipe.run.eval_max_new_tokens);
-        record.stages.push(StageRecord { stage: "base".into(), algorithm: "base".into(), scores, teachers: BTreeMap::new() });
+        record.stages.push(StageRecord {
+            stage: "base".into(),
+            algorithm: "base".into(),
+            scores,
+            teachers: BTreeMap::new(),
+        });
         record.save(output)?;
         let _ = writeln!(out, "{}", record.table());
     }
     policy.set_trainable(true);
 
     for (index, stage) in stages.iter().enumerate().skip(done.len()) {
-        let _ = writeln!(out, "== stage {} ({}) : {} steps", stage.name, stage.algorithm.as_str(), stage.steps);
-        let start_dir = if index == 0 { base_dir.clone() } else { checkpoint::checkpoint_dir(output, &stages[index - 1].name) };
-        let mut ctx = stage::StageContext { tokenizer: &tokenizer, seed: recipe.run.seed, stage_index: index, log: &mut log };
+        let _ = writeln!(
+            out,
+            "== stage {} ({}) : {} steps",
+            stage.name,
+            stage.algorithm.as_str(),
+            stage.steps
+        );
+        let start_dir = if index == 0 {
+            base_dir.clone()
+        } else {
+            checkpoint::checkpoint_dir(output, &stages[index - 1].name)
+        };
+        let mut ctx = stage::StageContext {
+            tokenizer: &tokenizer,
+            seed: recipe.run.seed,
+            stage_index: index,
+            log: &mut log,
+        };
         let mut teachers_used = BTreeMap::new();
         match stage.algorithm {
             Algorithm::Grpo => {
-                let reference = if stage.kl > 0.0 { Some(Transformer::load(&start_dir, device, Kind::Float)?) } else { None };
-                stage::run_grpo(&mut ctx, stage, &policy, reference.as_ref(), &stage_data[index])?;
+                let reference = if stage.kl > 0.0 {
+                    Some(Transformer::load(&start_dir, device, Kind::Float)?)
+                } else {
+                    None
+                };
+                stage::run_grpo(
+                    &mut ctx,
+                    stage,
+                    &policy,
+                    reference.as_ref(),
+                    &stage_data[index],
+                )?;
             }
             Algorithm::Mopd => {
-                let earlier: Vec<(String, BTreeMap<String, f64>)> = record.stages.iter().map(|s| (s.stage.clone(), s.scores.clone())).collect();
-                let mut domains: Vec<String> = stage.envs.iter().map(|e| e.domain().to_owned()).collect();
+                let earlier: Vec<(String, BTreeMap<String, f64>)> = record
+                    .stages
+                    .iter()
+                    .map(|s| (s.stage.clone(), s.scores.clone()))
+                    .collect();
+                let mut domains: Vec<String> =
+                    stage.envs.iter().map(|e| e.domain().to_owned()).collect();
                 domains.sort();
                 domains.dedup();
                 let chosen = select_teachers(&stage.name, &domains, &earlier, &stage.teachers)?;
                 let mut paths = BTreeMap::new();
                 for (domain, choice) in &chosen {
-                    let dir = if choice.stage == "base" { base_dir.clone() } else { checkpoint::checkpoint_dir(output, &choice.stage) };
+                    let dir = if choice.stage == "base" {
+                        base_dir.clone()
+                    } else {
+                        checkpoint::checkpoint_dir(output, &choice.stage)
+                    };
                     paths.insert(domain.clone(), dir);
                     teachers_used.insert(domain.clone(), choice.stage.clone());
                 }
                 let _ = writeln!(out, "   teachers: {teachers_used:?}");
-                stage::run_mopd(&mut ctx, stage, &policy, &stage_data[index], paths, &teachers_used, recipe.run.keep_teachers_loaded)?;
+                stage::run_mopd(
+                    &mut ctx,
+                    stage,
+                    &policy,
+                    &stage_data[index],
+                    paths,
+                    &teachers_used,
+                    recipe.run.keep_teachers_loaded,
+                )?;
             }
         }
         checkpoint::save_atomic(&policy, output, &stage.name, &recipe.tokenizer_dir())?;
         let scores = evaluate_all(&policy, &tokenizer, &evals, recipe.run.eval_max_new_tokens);
-        record.stages.push(StageRecord { stage: stage.name.clone(), algorithm: stage.algorithm.as_str().into(), scores, teachers: teachers_used });
+        record.stages.push(StageRecord {
+            stage: stage.name.clone(),
+            algorithm: stage.algorithm.as_str().into(),
+            scores,
+            teachers: teachers_used,
+        });
         record.save(output)?;
         let metrics = read_metrics(&output.join("metrics.jsonl"));
         if let Err(e) = plots::draw(&output.join("plots"), &metrics, &record) {
@@ -205,8 +322,21 @@ pub fn run(recipe: &Recipe, registry: &Registry, opts: &RunOptions, out: &mut dy
     Ok(record)
 }
 
-fn evaluate_all(policy: &Transformer, tokenizer: &TextTokenizer, evals: &[EnvData], max_new_tokens: usize) -> BTreeMap<String, f64> {
-    evals.iter().map(|d| (d.domain.clone(), evaluate::evaluate(policy, tokenizer, d, max_new_tokens))).collect()
+fn evaluate_all(
+    policy: &Transformer,
+    tokenizer: &TextTokenizer,
+    evals: &[EnvData],
+    max_new_tokens: usize,
+) -> BTreeMap<String, f64> {
+    evals
+        .iter()
+        .map(|d| {
+            (
+                d.domain.clone(),
+                evaluate::evaluate(policy, tokenizer, d, max_new_tokens),
+            )
+        })
+        .collect()
 }
 
 fn read_metrics(path: &Path) -> Vec<serde_json::Value> {

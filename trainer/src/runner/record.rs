@@ -37,12 +37,20 @@ impl RunRecord {
             return Ok(Self::default());
         }
         let text = std::fs::read_to_string(path).map_err(|e| RunError::io(path, e))?;
-        serde_json::from_str(&text).map_err(|e| RunError::Dataset { path: path.to_owned(), line: 0, message: e.to_string() })
+        serde_json::from_str(&text).map_err(|e| RunError::Dataset {
+            path: path.to_owned(),
+            line: 0,
+            message: e.to_string(),
+        })
     }
 
     /// Every domain seen, sorted.
     pub fn domains(&self) -> Vec<String> {
-        let mut d: Vec<String> = self.stages.iter().flat_map(|s| s.scores.keys().cloned()).collect();
+        let mut d: Vec<String> = self
+            .stages
+            .iter()
+            .flat_map(|s| s.scores.keys().cloned())
+            .collect();
         d.sort();
         d.dedup();
         d
@@ -55,7 +63,15 @@ impl RunRecord {
         let domains = self.domains();
         let mut csv = format!("stage,algorithm,{}\n", domains.join(","));
         for s in &self.stages {
-            let cells: Vec<String> = domains.iter().map(|d| s.scores.get(d).map(|v| format!("{v:.4}")).unwrap_or_default()).collect();
+            let cells: Vec<String> = domains
+                .iter()
+                .map(|d| {
+                    s.scores
+                        .get(d)
+                        .map(|v| format!("{v:.4}"))
+                        .unwrap_or_default()
+                })
+                .collect();
             csv += &format!("{},{},{}\n", s.stage, s.algorithm, cells.join(","));
         }
         write_atomic(&dir.join("evals.csv"), csv.as_bytes())
@@ -64,7 +80,13 @@ impl RunRecord {
     /// The stage × domain table, with each score's change from the row above.
     pub fn table(&self) -> String {
         let domains = self.domains();
-        let width = self.stages.iter().map(|s| s.stage.len()).max().unwrap_or(5).max(5);
+        let width = self
+            .stages
+            .iter()
+            .map(|s| s.stage.len())
+            .max()
+            .unwrap_or(5)
+            .max(5);
         let mut out = format!("{:width$}  {:9}", "stage", "algorithm");
         for d in &domains {
             out += &format!("  {:>16}", d);
@@ -82,7 +104,11 @@ impl RunRecord {
                 out += &format!("  {cell:>16}");
             }
             if !s.teachers.is_empty() {
-                let t: Vec<String> = s.teachers.iter().map(|(d, st)| format!("{d}←{st}")).collect();
+                let t: Vec<String> = s
+                    .teachers
+                    .iter()
+                    .map(|(d, st)| format!("{d}←{st}"))
+                    .collect();
                 out += &format!("  teachers: {}", t.join(", "));
             }
             out.push('\n');

@@ -84,14 +84,29 @@ fn micro_batch(stage: &Stage) -> usize {
 }
 
 /// Runs a GRPO stage's steps on `policy`.
-pub fn run_grpo(ctx: &mut StageContext, stage: &Stage, policy: &Transformer, reference: Option<&Transformer>, data: &[EnvData]) -> Result<(), RunError> {
-    let mut optimizer = AdamW::new(policy.parameters(), AdamWConfig { weight_decay: stage.weight_decay, ..Default::default() });
+pub fn run_grpo(
+    ctx: &mut StageContext,
+    stage: &Stage,
+    policy: &Transformer,
+    reference: Option<&Transformer>,
+    data: &[EnvData],
+) -> Result<(), RunError> {
+    let mut optimizer = AdamW::new(
+        policy.parameters(),
+        AdamWConfig {
+            weight_decay: stage.weight_decay,
+            ..Default::default()
+        },
+    );
     let sched = schedule(stage);
     let decode = |ids: &[i64]| ctx.tokenizer.decode(ids).unwrap_or_default();
     for step in 0..stage.steps {
         let (mut rng, seed) = step_seed(ctx, step);
         let picks = draw(&mut rng, data, stage.prompts_per_step);
-        let prompts: Vec<Vec<i64>> = picks.iter().map(|&(e, r)| data[e].prompts[r].clone()).collect();
+        let prompts: Vec<Vec<i64>> = picks
+            .iter()
+            .map(|&(e, r)| data[e].prompts[r].clone())
+            .collect();
         let cfg = GrpoConfig {
             group_size: stage.group_size,
             sampling: sampling(stage, ctx.tokenizer, seed),
@@ -112,8 +127,19 @@ pub fn run_grpo(ctx: &mut StageContext, stage: &Stage, policy: &Transformer, ref
             let (e, r) = picks[i / stage.group_size];
             data[e].score(r, &decode(ids))
         };
-        let stats = grpo_step(policy, reference, &mut optimizer, sched.at(step), &prompts, &score, &decode, &cfg);
-        ctx.log.log(&stage.name, "grpo", step, stage.steps, &stats).map_err(|e| RunError::io(&PathBuf::from("metrics.jsonl"), e))?;
+        let stats = grpo_step(
+            policy,
+            reference,
+            &mut optimizer,
+            sched.at(step),
+            &prompts,
+            &score,
+            &decode,
+            &cfg,
+        );
+        ctx.log
+            .log(&stage.name, "grpo", step, stage.steps, &stats)
+            .map_err(|e| RunError::io(&PathBuf::from("metrics.jsonl"), e))?;
     }
     Ok(())
 }
@@ -129,13 +155,22 @@ pub fn run_mopd(
     keep_loaded: bool,
 ) -> Result<(), RunError> {
     let mut pool = TeacherPool::new(teachers, keep_loaded, policy.device());
-    let mut optimizer = AdamW::new(policy.parameters(), AdamWConfig { weight_decay: stage.weight_decay, ..Default::default() });
+    let mut optimizer = AdamW::new(
+        policy.parameters(),
+        AdamWConfig {
+            weight_decay: stage.weight_decay,
+            ..Default::default()
+        },
+    );
     let sched = schedule(stage);
     let decode = |ids: &[i64]| ctx.tokenizer.decode(ids).unwrap_or_default();
     for step in 0..stage.steps {
         let (mut rng, seed) = step_seed(ctx, step);
         let picks = draw(&mut rng, data, stage.prompts_per_step);
-        let prompts: Vec<(String, Vec<i64>)> = picks.iter().map(|&(e, r)| (data[e].domain.clone(), data[e].prompts[r].clone())).collect();
+        let prompts: Vec<(String, Vec<i64>)> = picks
+            .iter()
+            .map(|&(e, r)| (data[e].domain.clone(), data[e].prompts[r].clone()))
+            .collect();
         let cfg = MopdConfig {
             group_size: stage.group_size,
             sampling: sampling(stage, ctx.tokenizer, seed),
@@ -143,12 +178,25 @@ pub fn run_mopd(
             max_grad_norm: stage.max_grad_norm,
             gate: WeightGate::default(),
         };
-        let stats = mopd_step(policy, &mut pool, &mut optimizer, sched.at(step), &prompts, &decode, &cfg)?;
+        let stats = mopd_step(
+            policy,
+            &mut pool,
+            &mut optimizer,
+            sched.at(step),
+            &prompts,
+            &decode,
+            &cfg,
+        )?;
         let mut line = serde_json::to_value(&stats).unwrap_or_default();
         if let Some(map) = line.as_object_mut() {
-            map.insert("teachers".into(), serde_json::to_value(teacher_names).unwrap_or_default());
+            map.insert(
+                "teachers".into(),
+                serde_json::to_value(teacher_names).unwrap_or_default(),
+            );
         }
-        ctx.log.log(&stage.name, "mopd", step, stage.steps, &line).map_err(|e| RunError::io(&PathBuf::from("metrics.jsonl"), e))?;
+        ctx.log
+            .log(&stage.name, "mopd", step, stage.steps, &line)
+            .map_err(|e| RunError::io(&PathBuf::from("metrics.jsonl"), e))?;
     }
     Ok(())
 }

@@ -42,7 +42,9 @@ impl Problem {
 
     /// As a dataset row: `{"id", "prompt", "answer"}`.
     pub fn row(&self) -> Sample {
-        Sample::new(json!({"id": format!("{}+{}", self.a, self.b), "prompt": self.prompt(), "answer": self.answer()}))
+        Sample::new(
+            json!({"id": format!("{}+{}", self.a, self.b), "prompt": self.prompt(), "answer": self.answer()}),
+        )
     }
 }
 

@@ -63,21 +63,42 @@ impl ToyTask {
             micro_batch: 64,
             max_grad_norm: 1.0,
         };
-        Ok(Self { tokenizer, config, grpo, prompts_per_step: 8, env: AdditionEnv })
+        Ok(Self {
+            tokenizer,
+            config,
+            grpo,
+            prompts_per_step: 8,
+            env: AdditionEnv,
+        })
     }
 
     /// A randomly initialised toy model (trainable), saved with the toy tokenizer.
     pub fn new_model(&self, seed: u64) -> Result<Transformer, BenchError> {
-        let mut model = Transformer::random(self.config.clone(), Device::Cpu, Kind::Float, seed as i64)?;
+        let mut model =
+            Transformer::random(self.config.clone(), Device::Cpu, Kind::Float, seed as i64)?;
         model.set_source_dir(&super::assets_dir());
         model.set_trainable(true);
         Ok(model)
     }
 
     /// Supervised warm-up: `steps` batches of 64 at `lr`.
-    pub fn warmup(&self, model: &Transformer, rng: &mut SplitMix64, steps: usize, lr: f64) -> Result<f64, BenchError> {
+    pub fn warmup(
+        &self,
+        model: &Transformer,
+        rng: &mut SplitMix64,
+        steps: usize,
+        lr: f64,
+    ) -> Result<f64, BenchError> {
         let mut opt = AdamW::new(model.parameters(), AdamWConfig::default());
-        Ok(supervised_warmup(model, &self.tokenizer, &mut opt, rng, steps, 64, lr)?)
+        Ok(supervised_warmup(
+            model,
+            &self.tokenizer,
+            &mut opt,
+            rng,
+            steps,
+            64,
+            lr,
+        )?)
     }
 
     /// Reward of `response` to `problem`, through the `addition` environment.
@@ -100,16 +121,40 @@ impl ToyTask {
         mut on_step: impl FnMut(usize, &StepStats),
     ) -> Result<Vec<f64>, BenchError> {
         let mut optimizer = AdamW::new(model.parameters(), AdamWConfig::default());
-        let schedule = Schedule { lr, warmup_start_lr: 0.0, warmup_steps: 0, decay: Decay::Linear, min_lr: 0.0, total_steps: steps };
+        let schedule = Schedule {
+            lr,
+            warmup_start_lr: 0.0,
+            warmup_steps: 0,
+            decay: Decay::Linear,
+            min_lr: 0.0,
+            total_steps: steps,
+        };
         let decode = |ids: &[i64]| self.tokenizer.decode(ids).unwrap_or_default();
         let mut rewards = Vec::with_capacity(steps);
         let mut cfg = self.grpo.clone();
         for step in 0..steps {
-            let problems: Vec<Problem> = (0..self.prompts_per_step).map(|_| Problem::random(rng)).collect();
-            let prompts = problems.iter().map(|p| self.tokenizer.encode(&p.prompt())).collect::<Result<Vec<_>, _>>()?;
-            let score = |i: usize, ids: &[i64]| self.score(&problems[i / cfg.group_size], &decode(ids));
-            cfg.sampling.seed = (seed as i64).wrapping_mul(1_000_003).wrapping_add(step as i64);
-            let stats = grpo_step(model, None, &mut optimizer, schedule.at(step), &prompts, &score, &decode, &cfg);
+            let problems: Vec<Problem> = (0..self.prompts_per_step)
+                .map(|_| Problem::random(rng))
+                .collect();
+            let prompts = problems
+                .iter()
+                .map(|p| self.tokenizer.encode(&p.prompt()))
+                .collect::<Result<Vec<_>, _>>()?;
+            let score =
+                |i: usize, ids: &[i64]| self.score(&problems[i / cfg.group_size], &decode(ids));
+            cfg.sampling.seed = (seed as i64)
+                .wrapping_mul(1_000_003)
+                .wrapping_add(step as i64);
+            let stats = grpo_step(
+                model,
+                None,
+                &mut optimizer,
+                schedule.at(step),
+                &prompts,
+                &score,
+                &decode,
+                &cfg,
+            );
             rewards.push(stats.reward_mean);
             on_step(step, &stats);
         }
@@ -118,12 +163,25 @@ impl ToyTask {
 
     /// Greedy accuracy over all 100 problems.
     pub fn eval(&self, model: &Transformer) -> Result<f64, BenchError> {
-        let problems: Vec<Problem> = (0..10).flat_map(|a| (0..10).map(move |b| Problem { a, b })).collect();
-        let prompts = problems.iter().map(|p| self.tokenizer.encode(&p.prompt())).collect::<Result<Vec<_>, _>>()?;
-        let params = SamplingParams { temperature: 0.0, ..self.grpo.sampling.clone() };
+        let problems: Vec<Problem> = (0..10)
+            .flat_map(|a| (0..10).map(move |b| Problem { a, b }))
+            .collect();
+        let prompts = problems
+            .iter()
+            .map(|p| self.tokenizer.encode(&p.prompt()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let params = SamplingParams {
+            temperature: 0.0,
+            ..self.grpo.sampling.clone()
+        };
         let decode = |ids: &[i64]| self.tokenizer.decode(ids).unwrap_or_default();
         let g = generate(model, &prompts, &params, &decode);
-        let total: f64 = g.completions.iter().zip(&problems).map(|(ids, p)| self.score(p, &decode(ids))).sum();
+        let total: f64 = g
+            .completions
+            .iter()
+            .zip(&problems)
+            .map(|(ids, p)| self.score(p, &decode(ids)))
+            .sum();
         Ok(total / problems.len() as f64)
     }
 }
@@ -141,7 +199,14 @@ pub struct BenchConfig {
 
 impl Default for BenchConfig {
     fn default() -> Self {
-        Self { seed: 0, warmup_steps: 100, warmup_lr: 1e-3, steps: 800, lr: 5e-4, save_warm_model: None }
+        Self {
+            seed: 0,
+            warmup_steps: 100,
+            warmup_lr: 1e-3,
+            steps: 800,
+            lr: 5e-4,
+            save_warm_model: None,
+        }
     }
 }
 
@@ -170,7 +235,10 @@ impl BenchReport {
 }
 
 /// Warm-up then GRPO; `on_step` sees every GRPO step's figures.
-pub fn run(cfg: &BenchConfig, mut on_step: impl FnMut(usize, &StepStats)) -> Result<BenchReport, BenchError> {
+pub fn run(
+    cfg: &BenchConfig,
+    mut on_step: impl FnMut(usize, &StepStats),
+) -> Result<BenchReport, BenchError> {
     let task = ToyTask::new()?;
     let model = task.new_model(cfg.seed)?;
     let mut rng = SplitMix64::new(cfg.seed);
@@ -181,11 +249,18 @@ pub fn run(cfg: &BenchConfig, mut on_step: impl FnMut(usize, &StepStats)) -> Res
     let eval_before = task.eval(&model)?;
     let (mut sample_tps, mut train_tps) = (0.0, 0.0);
     let start = Instant::now();
-    let rewards = task.grpo(&model, &mut rng, cfg.steps, cfg.lr, cfg.seed, |step, stats| {
-        sample_tps += stats.sampling_tokens_per_s;
-        train_tps += stats.training_tokens_per_s;
-        on_step(step, stats);
-    })?;
+    let rewards = task.grpo(
+        &model,
+        &mut rng,
+        cfg.steps,
+        cfg.lr,
+        cfg.seed,
+        |step, stats| {
+            sample_tps += stats.sampling_tokens_per_s;
+            train_tps += stats.training_tokens_per_s;
+            on_step(step, stats);
+        },
+    )?;
     let secs = start.elapsed().as_secs_f64();
     let n = cfg.steps.max(1) as f64;
     Ok(BenchReport {

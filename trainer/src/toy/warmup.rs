@@ -44,12 +44,23 @@ pub fn supervised_warmup(
         let mut ids = Vec::new();
         let mut valid = Vec::new();
         for a in &answers {
-            ids.extend(a.iter().copied().chain(std::iter::repeat_n(tokenizer.pad_id, width - a.len())));
-            valid.extend(std::iter::repeat_n(true, a.len()).chain(std::iter::repeat_n(false, width - a.len())));
+            ids.extend(
+                a.iter()
+                    .copied()
+                    .chain(std::iter::repeat_n(tokenizer.pad_id, width - a.len())),
+            );
+            valid.extend(
+                std::iter::repeat_n(true, a.len())
+                    .chain(std::iter::repeat_n(false, width - a.len())),
+            );
         }
         let shape = [answers.len() as i64, width as i64];
-        let completion_ids = Tensor::from_slice(&ids).view(shape).to_device(model.device());
-        let completion_valid = Tensor::from_slice(&valid).view(shape).to_device(model.device());
+        let completion_ids = Tensor::from_slice(&ids)
+            .view(shape)
+            .to_device(model.device());
+        let completion_valid = Tensor::from_slice(&valid)
+            .view(shape)
+            .to_device(model.device());
         let seq = SequenceBatch {
             prompt_ids: &prompt_batch.ids,
             prompt_valid: &prompt_batch.valid,
