@@ -65,6 +65,7 @@ pub type ScoreFn<'a> = dyn Fn(usize, &[i64]) -> f64 + Sync + 'a;
 
 /// Runs one GRPO step on `prompts` (one entry per prompt; each is sampled
 /// `group_size` times). `reference` is needed only when `kl_coef > 0`.
+#[allow(clippy::too_many_arguments)]
 pub fn grpo_step(
     policy: &Transformer,
     reference: Option<&Transformer>,
@@ -112,7 +113,7 @@ pub fn grpo_step(
     let keep: Vec<bool> = (0..num_rows)
         .map(|i| {
             adv.kept(i, cfg.group_size)
-                && !(cfg.unfinished == Unfinished::Filter && !generation.finished[i])
+                && (cfg.unfinished != Unfinished::Filter || generation.finished[i])
         })
         .collect();
     let device = policy.device();
@@ -213,6 +214,7 @@ struct StepTimes {
     total_s: f64,
 }
 
+#[allow(clippy::too_many_arguments)]
 fn stats(
     generation: &Generation,
     rewards: &[f64],
