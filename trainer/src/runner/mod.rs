@@ -305,6 +305,8 @@ pub fn run(
             }
         }
         checkpoint::save_atomic(&policy, output, &stage.name, &recipe.tokenizer_dir())?;
+        // Continue from exactly what was saved, as a resumed run would.
+        policy.round_to_saved_dtype();
         let scores = evaluate_all(&policy, &tokenizer, &evals, recipe.run.eval_max_new_tokens);
         record.stages.push(StageRecord {
             stage: stage.name.clone(),
