@@ -26,7 +26,11 @@ def main():
     ap.add_argument("--lr", type=float, default=5e-4)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--every", type=int, default=50)
+    ap.add_argument("--threads", type=int, default=0,
+                    help="torch intra-op threads; 0 keeps torch's default, as a new user would")
     args = ap.parse_args()
+    if args.threads > 0:
+        torch.set_num_threads(args.threads)
 
     rng = random.Random(args.seed)
     rows = []

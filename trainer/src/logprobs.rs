@@ -70,3 +70,45 @@ pub fn token_logprobs(model: &Transformer, batch: &SequenceBatch) -> (Tensor, Te
     });
     (logp, entropy)
 }
+
+/// The same as [`token_logprobs`] for a batch whose rows come in groups of `group`
+/// sharing one prompt (as GRPO samples them): each prompt is run once and its keys
+/// and values repeated for its group. The result and its gradients are identical to
+/// the unshared pass (the repeat's backward sums the group's contributions), for a
+/// fraction of the prompt compute.
+pub fn token_logprobs_grouped(
+    model: &Transformer,
+    batch: &SequenceBatch,
+    group: i64,
+) -> (Tensor, Tensor) {
+    let rows = batch.prompt_ids.size()[0];
+    if group <= 1 || rows % group != 0 {
+        return token_logprobs(model, batch);
+    }
+    let c = batch.completion_ids.size()[1];
+    let prompt_ids = batch.prompt_ids.slice(0, 0, rows, group);
+    let prompt_valid = batch.prompt_valid.slice(0, 0, rows, group);
+    let mut cache = model.new_cache();
+    let prompt_hidden = model.forward_hidden(&prompt_ids, &prompt_valid, Some(&mut cache));
+    cache.repeat_rows(group);
+    let last_prompt = prompt_hidden
+        .narrow(1, prompt_hidden.size()[1] - 1, 1)
+        .repeat_interleave_self_int(group, 0, None);
+    let completion_hidden = model.forward_hidden(
+        batch.completion_ids,
+        batch.completion_valid,
+        Some(&mut cache),
+    );
+    // Position t predicts token t+1: the prompt's last position, then the response's first C-1.
+    let hidden = Tensor::cat(&[last_prompt, completion_hidden.narrow(1, 0, c - 1)], 1);
+    let logits = model.logits(&hidden).to_kind(Kind::Float);
+    let logp_all = logits.log_softmax(-1, Kind::Float);
+    let logp = logp_all
+        .gather(-1, &batch.completion_ids.unsqueeze(-1), false)
+        .squeeze_dim(-1);
+    let entropy = tch::no_grad(|| {
+        let p = logp_all.exp();
+        -(p * &logp_all).sum_dim_intlist(-1, false, Kind::Float)
+    });
+    (logp, entropy)
+}

@@ -223,6 +223,9 @@ mod tests {
         let loss = (&params["w"] * Tensor::from_slice(&[3.0f32, -0.5])).sum(Kind::Float);
         loss.backward();
         assert!((opt.clip_grad_norm(0.0) - (9.25f64).sqrt()).abs() < 1e-5);
+        // Clipping scales the stored gradients in place.
+        assert!((opt.clip_grad_norm(1.0) - (9.25f64).sqrt()).abs() < 1e-5);
+        assert!((opt.clip_grad_norm(0.0) - 1.0).abs() < 1e-5);
         opt.step(0.1);
         let w: Vec<f32> = Vec::try_from(&params["w"].detach()).unwrap();
         // Adam's first step is lr·sign(g).

@@ -74,6 +74,9 @@ pub struct RunSettings {
     /// Keep every MOPD teacher resident instead of loading one at a time.
     #[serde(default)]
     pub keep_teachers_loaded: bool,
+    /// libtorch intra-op threads (default: libtorch's choice). Tiny models on a
+    /// busy CPU run far faster with 1: their ops are too small to split.
+    pub threads: Option<i32>,
 }
 
 fn default_init() -> String {
@@ -357,6 +360,7 @@ impl Recipe {
                 return Err(invalid(key("max_new_tokens"), "must be at least 1"));
             }
             if !(s.temperature >= 0.0) {
+            if s.temperature.is_nan() || s.temperature < 0.0 {
                 return Err(invalid(
                     key("temperature"),
                     format!("must be ≥ 0, got {}", s.temperature),

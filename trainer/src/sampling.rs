@@ -129,16 +129,37 @@ pub fn generate(
     params: &SamplingParams,
     decode: &dyn Fn(&[i64]) -> String,
 ) -> Generation {
+    generate_groups(model, prompts, 1, params, decode)
+}
+
+/// Generates `group_size` responses to each prompt; rows come out grouped
+/// (`p0, p0, …, p1, p1, …`). Each prompt is run through the model once and its KV
+/// cache shared by its group, so prefill costs one row per prompt, not per response.
+pub fn generate_groups(
+    model: &Transformer,
+    prompts: &[Vec<i64>],
+    group_size: usize,
+    params: &SamplingParams,
+    decode: &dyn Fn(&[i64]) -> String,
+) -> Generation {
     let device = model.device();
-    let batch = PromptBatch::new(prompts, params.pad_id, device);
-    let b = prompts.len() as i64;
+    let unique = PromptBatch::new(prompts, params.pad_id, device);
+    let g = group_size.max(1) as i64;
+    let batch = PromptBatch {
+        ids: unique.ids.repeat_interleave_self_int(g, 0, None),
+        valid: unique.valid.repeat_interleave_self_int(g, 0, None),
+    };
+    let b = prompts.len() as i64 * g;
     tch::manual_seed(params.seed);
     let stop_ids = Tensor::from_slice(&params.stop_ids).to_device(device);
     let (tokens, logprobs, valids) = tch::no_grad(|| {
         with_autocast(device, || {
             let mut cache = model.new_cache();
-            let hidden = model.forward_hidden(&batch.ids, &batch.valid, Some(&mut cache));
-            let mut logits = model.logits(&hidden.select(1, -1));
+            let hidden = model.forward_hidden(&unique.ids, &unique.valid, Some(&mut cache));
+            let mut logits = model
+                .logits(&hidden.select(1, -1))
+                .repeat_interleave_self_int(g, 0, None);
+            cache.repeat_rows(g);
             let mut done = Tensor::zeros([b], (Kind::Bool, device));
             let mut tokens = Vec::with_capacity(params.max_new_tokens);
             let mut logprobs = Vec::with_capacity(params.max_new_tokens);
@@ -193,9 +214,10 @@ pub fn generate(
     let steps = tokens.len();
     let ids_host: Vec<i64> = Vec::try_from(completion_ids.flatten(0, -1)).unwrap_or_default();
     let valid_host: Vec<bool> = Vec::try_from(completion_valid.flatten(0, -1)).unwrap_or_default();
-    let mut completions = Vec::with_capacity(prompts.len());
-    let mut finished = Vec::with_capacity(prompts.len());
-    for row in 0..prompts.len() {
+    let rows = b as usize;
+    let mut completions = Vec::with_capacity(rows);
+    let mut finished = Vec::with_capacity(rows);
+    for row in 0..rows {
         let span = row * steps..(row + 1) * steps;
         let ids: Vec<i64> = ids_host[span.clone()]
             .iter()

@@ -101,6 +101,7 @@ fn bad_values_name_their_key() {
             "max_new_tokens = 4\ntop_p = 1.5",
             1,
         ),
+        &GOOD.replacen("max_new_tokens = 4", "max_new_tokens = 4\ntop_p = 1.5", 1),
         "stage[0].top_p",
     );
     fails_with(

@@ -27,6 +27,10 @@ fn recipe() -> Recipe {
     .expect("recipe")
 }
 
+/// libtorch's random generator is global to the process: runs in parallel test
+/// threads would draw from each other's stream, so these tests take turns.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn run_into(out: &Path, resume: Resume) -> cascade_trainer::runner::record::RunRecord {
     let registry = Registry::discover().expect("registry");
     let mut sink = Vec::new();
@@ -61,6 +65,7 @@ fn child_run_for_kill_test() {
 
 #[test]
 fn killed_run_resumes_to_the_uninterrupted_result() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let killed = tempfile::tempdir().expect("temp dir");
     let mut child = Command::new(std::env::current_exe().expect("test binary"))
         .args([
@@ -70,6 +75,8 @@ fn killed_run_resumes_to_the_uninterrupted_result() {
             "--test-threads=1",
         ])
         .env("CASCADE_KILL_TEST_OUT", killed.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
         .spawn()
         .expect("spawn child");
     // Kill it once the second stage has taken a few steps (the first is checkpointed).
@@ -163,6 +170,7 @@ fn killed_run_resumes_to_the_uninterrupted_result() {
 
 #[test]
 fn a_named_stage_restarts_there_and_forgets_later_ones() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let out = tempfile::tempdir().expect("temp dir");
     let first = run_into(out.path(), Resume::Fresh);
     let again = run_into(out.path(), Resume::From("mopd".into()));

@@ -22,6 +22,7 @@ pub struct PolicyLossOptions {
 
 /// The loss of one micro-batch. `logp`, `mask` `[B, C]`; `advantages` `[B]`;
 /// `old_logp` `[B, C]` or `None` for strict on-policy; `ref_logp` needed when `kl_coef > 0`.
+#[allow(clippy::assign_op_pattern)]
 pub fn policy_loss(
     logp: &Tensor,
     old_logp: Option<&Tensor>,
@@ -43,7 +44,7 @@ pub fn policy_loss(
         if let Some(ref_logp) = ref_logp {
             let delta = ref_logp - logp;
             let k3 = delta.exp() - &delta - 1.0;
-            per_token = per_token + k3 * opts.kl_coef;
+            per_token = per_token + k3 * opts.kl_coef; // not `+=`: in-place ops would break autograd
         }
     }
     let mask = mask.to_kind(Kind::Float);

@@ -11,10 +11,10 @@ use tch::{Kind, Tensor};
 
 use super::{group_advantages, policy_loss, AdvantageOptions, PolicyLossOptions};
 use crate::device::with_autocast;
-use crate::logprobs::{token_logprobs, SequenceBatch};
+use crate::logprobs::{token_logprobs, token_logprobs_grouped, SequenceBatch};
 use crate::model::Transformer;
 use crate::optim::AdamW;
-use crate::sampling::{generate, Generation, SamplingParams};
+use crate::sampling::{generate_groups, Generation, SamplingParams};
 
 /// What happens to responses cut off at the new-token cap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
@@ -65,6 +65,7 @@ pub type ScoreFn<'a> = dyn Fn(usize, &[i64]) -> f64 + Sync + 'a;
 
 /// Runs one GRPO step on `prompts` (one entry per prompt; each is sampled
 /// `group_size` times). `reference` is needed only when `kl_coef > 0`.
+#[allow(clippy::too_many_arguments)]
 pub fn grpo_step(
     policy: &Transformer,
     reference: Option<&Transformer>,
@@ -76,11 +77,8 @@ pub fn grpo_step(
     cfg: &GrpoConfig,
 ) -> StepStats {
     let start = Instant::now();
-    let rows: Vec<Vec<i64>> = prompts
-        .iter()
-        .flat_map(|p| std::iter::repeat_n(p.clone(), cfg.group_size))
-        .collect();
-    let generation = generate(policy, &rows, &cfg.sampling, decode);
+    let num_rows = prompts.len() * cfg.group_size;
+    let generation = generate_groups(policy, prompts, cfg.group_size, &cfg.sampling, decode);
     let sample_s = start.elapsed().as_secs_f64();
 
     let train_start = Instant::now();
@@ -103,7 +101,7 @@ pub fn grpo_step(
         let rewards = scorer.join().unwrap_or_default();
         (rewards, ref_logp, wait.elapsed().as_secs_f64())
     });
-    rewards.resize(rows.len(), 0.0);
+    rewards.resize(num_rows, 0.0);
     if cfg.unfinished == Unfinished::Zero {
         for (r, done) in rewards.iter_mut().zip(&generation.finished) {
             if !done {
@@ -112,10 +110,10 @@ pub fn grpo_step(
         }
     }
     let adv = group_advantages(&rewards, cfg.group_size, &cfg.advantages);
-    let keep: Vec<bool> = (0..rows.len())
+    let keep: Vec<bool> = (0..num_rows)
         .map(|i| {
             adv.kept(i, cfg.group_size)
-                && !(cfg.unfinished == Unfinished::Filter && !generation.finished[i])
+                && (cfg.unfinished != Unfinished::Filter || generation.finished[i])
         })
         .collect();
     let device = policy.device();
@@ -146,8 +144,11 @@ pub fn grpo_step(
         completion_valid: &mask,
     };
     optimizer.zero_grad();
-    let n = rows.len() as i64;
+    let n = num_rows as i64;
+    // Micro-batches of whole groups let each prompt run once for its group.
+    let group = cfg.group_size.max(1) as i64;
     let micro = cfg.micro_batch.max(1) as i64;
+    let shared = micro % group == 0;
     let mut entropy_sum = 0.0;
     let mut train_tokens = 0.0;
     if num_tokens > 0 {
@@ -158,6 +159,11 @@ pub fn grpo_step(
             let view = part.view();
             let loss = with_autocast(device, || {
                 let (logp, entropy) = token_logprobs(policy, &view);
+                let (logp, entropy) = if shared {
+                    token_logprobs_grouped(policy, &view, group)
+                } else {
+                    token_logprobs(policy, &view)
+                };
                 entropy_sum += f64::try_from(
                     (entropy * part.completion_valid.to_kind(Kind::Float)).sum(Kind::Float),
                 )
@@ -209,6 +215,7 @@ struct StepTimes {
     total_s: f64,
 }
 
+#[allow(clippy::too_many_arguments)]
 fn stats(
     generation: &Generation,
     rewards: &[f64],

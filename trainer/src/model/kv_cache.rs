@@ -25,6 +25,13 @@ impl LayerCache {
         self.values = Some(v.shallow_clone());
         (k, v)
     }
+
+    /// Repeats every row `n` times in place (`[a, b]` → `[a, a, b, b]` for `n = 2`).
+    pub fn repeat_rows(&mut self, n: i64) {
+        for t in [&mut self.keys, &mut self.values].into_iter().flatten() {
+            *t = t.repeat_interleave_self_int(n, 0, None);
+        }
+    }
 }
 
 /// The whole model's cache plus the key-validity mask `[B, S]` (false = padding).
@@ -48,5 +55,15 @@ impl KvCache {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Repeats every row `n` times: a prompt's cache shared by its whole group.
+    pub fn repeat_rows(&mut self, n: i64) {
+        for layer in &mut self.layers {
+            layer.repeat_rows(n);
+        }
+        if let Some(valid) = &self.key_valid {
+            self.key_valid = Some(valid.repeat_interleave_self_int(n, 0, None));
+        }
     }
 }

@@ -242,6 +242,23 @@ impl Transformer {
         });
     }
 
+    /// Rounds every parameter through the dtype checkpoints are saved in, so a run
+    /// that continues in memory after a checkpoint and one resumed from it hold
+    /// identical weights (bit-exact resume).
+    pub fn round_to_saved_dtype(&mut self) {
+        let saved = weights::kind_from_name(&self.config.saved_dtype);
+        if saved == self.kind {
+            return;
+        }
+        let kind = self.kind;
+        tch::no_grad(|| {
+            for t in self.params.values_mut() {
+                let rounded = t.to_kind(saved).to_kind(kind);
+                t.copy_(&rounded);
+            }
+        });
+    }
+
     /// Final hidden states `[B, T, H]` for `ids` `[B, T]`. `valid` `[B, T]` is false at
     /// padding. With a cache, the new keys are appended and attention spans the cache.
     pub fn forward_hidden(

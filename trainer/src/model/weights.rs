@@ -151,7 +151,7 @@ fn write_file(
     }
     let mut head = serde_json::to_vec(&Value::Object(header)).unwrap_or_default();
     // The header is padded with spaces to a multiple of 8 bytes, as the reference writer does.
-    while head.len() % 8 != 0 {
+    while head.len() & 7 != 0 {
         head.push(b' ');
     }
     let io = |source| ModelError::Io {

@@ -56,8 +56,6 @@ mod tests {
 
     #[test]
     fn weights_are_zeroed_outside_the_gate_not_clipped() {
-        let train = Tensor::from_slice(&[0.0f32, 0.0, 0.0, 0.0]).log();
-        let _ = train;
         let train = Tensor::from_slice(&[-1.0f32, -1.0, -1.0, -1.0]);
         // r = exp(train − sampling) = 1, 3, 0.4, 2
         let sampling = Tensor::from_slice(&[

@@ -1,7 +1,7 @@
 //! Dataset rows for training and evaluation: JSONL files of environment rows, turned
 //! into prompt token ids through the environment's `prompt` and the chat template.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use cascade_envs::{EnvConfig, Environment, Registry, Sample};
@@ -102,7 +102,7 @@ pub fn load_env_data(
     name: &str,
     domain: &str,
     config: &toml::Table,
-    dataset: &PathBuf,
+    dataset: &Path,
     limit: Option<usize>,
     weight: f64,
 ) -> Result<EnvData, RunError> {
@@ -112,6 +112,7 @@ pub fn load_env_data(
     for (i, row) in rows.iter().enumerate() {
         let messages = env.prompt(row).map_err(|e| RunError::Dataset {
             path: dataset.clone(),
+            path: dataset.to_path_buf(),
             line: i + 1,
             message: e.to_string(),
         })?;

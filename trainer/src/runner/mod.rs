@@ -105,6 +105,9 @@ pub fn run(
     out: &mut dyn Write,
 ) -> Result<RunRecord, RunError> {
     recipe.validate(registry)?;
+    if let Some(threads) = recipe.run.threads {
+        tch::set_num_threads(threads);
+    }
     let device = recipe
         .run
         .device
@@ -302,6 +305,8 @@ pub fn run(
             }
         }
         checkpoint::save_atomic(&policy, output, &stage.name, &recipe.tokenizer_dir())?;
+        // Continue from exactly what was saved, as a resumed run would.
+        policy.round_to_saved_dtype();
         let scores = evaluate_all(&policy, &tokenizer, &evals, recipe.run.eval_max_new_tokens);
         record.stages.push(StageRecord {
             stage: stage.name.clone(),
