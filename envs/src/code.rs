@@ -1,1 +1,214 @@
-//! (to be written)
+//! The `code` environment: runs the program in a response against the sample's tests
+//! inside the wasmtime sandbox and rewards 1 only if every test passes.
+//!
+//! Pieces: [`language`] (names), [`extract`] (finding the program in the response),
+//! [`task`] (the sample's fields), [`program`] (Python wrapped / C and C++ compiled),
+//! [`judge`] (stdio cases and the HumanEval-style assert harness), [`verdict`].
+//!
+//! `details`: `verdict` (`accepted`, `wrong_answer`, `time_limit`, `memory_limit`,
+//! `runtime_error`, `compile_error`, `no_code`), `passed`, `total`, and on failure
+//! `first_failure` (0-based case index) and `stderr` (the failing run's stderr or the
+//! compiler's diagnostics, truncated to its last `stderr_chars` characters).
+//!
+//! Config (all optional): `python_runtime` (`cpython-3.12`, default, or
+//! `cpython-3.15-snapshot`), `float_tolerance` (absolute and relative bound for
+//! numeric tokens; default none: exact tokens), `run_all_cases` (default false: stop at
+//! the first failing case, as LiveCodeBench does), `stderr_chars` (default 1000).
+
+pub mod extract;
+pub mod judge;
+pub mod language;
+pub mod program;
+pub mod task;
+pub mod verdict;
+
+use cascade_sandboxes::{Limits, Python, PythonRuntime};
+use cascade_verifiers::output::FloatTolerance;
+use cascade_verifiers::{FieldError, Reward, Sample};
+use serde::Deserialize;
+
+use crate::config::{ConfigError, EnvConfig};
+use crate::environment::{ChatMessage, Environment};
+use crate::registry::EnvPlugin;
+
+use extract::extract_code;
+use judge::{judge_assert, judge_stdio, Judgement};
+use program::Program;
+use task::{CodeTask, Tests};
+use verdict::Verdict;
+
+/// The `code` environment's settings.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CodeConfig {
+    pub python_runtime: String,
+    pub float_tolerance: Option<f64>,
+    pub run_all_cases: bool,
+    pub stderr_chars: usize,
+}
+
+impl Default for CodeConfig {
+    fn default() -> Self {
+        Self {
+            python_runtime: PythonRuntime::default().name().into(),
+            float_tolerance: None,
+            run_all_cases: false,
+            stderr_chars: 1000,
+        }
+    }
+}
+
+/// The environment.
+pub struct CodeEnv {
+    config: CodeConfig,
+    runtime: PythonRuntime,
+}
+
+impl CodeEnv {
+    pub fn new(config: CodeConfig) -> Result<Self, ConfigError> {
+        let runtime = PythonRuntime::from_name(&config.python_runtime).ok_or_else(|| {
+            ConfigError::Invalid {
+                env: "code".into(),
+                message: format!(
+                    "python_runtime `{}` is not `cpython-3.12` or `cpython-3.15-snapshot`",
+                    config.python_runtime
+                ),
+            }
+        })?;
+        if let Some(t) = config.float_tolerance {
+            if !(t.is_finite() && t >= 0.0) {
+                return Err(ConfigError::Invalid {
+                    env: "code".into(),
+                    message: format!("float_tolerance must be a non-negative number, got {t}"),
+                });
+            }
+        }
+        Ok(Self { config, runtime })
+    }
+
+    fn judge(&self, sample: &Sample) -> Result<Judgement, String> {
+        let task = CodeTask::from_sample(sample).map_err(|e| e.to_string())?;
+        let response = sample.response().map_err(|e| e.to_string())?;
+        let total = match &task.tests {
+            Tests::Stdio(cases) => cases.len(),
+            Tests::Assert { .. } => 1,
+        };
+        let Some(source) = extract_code(response, task.language) else {
+            return Ok(Judgement::failed_before_running(Verdict::NoCode, total, String::new()));
+        };
+        let limits = Limits::new(task.time_limit_s, task.memory_limit_mb);
+        let python = Python::load(self.runtime).map_err(|e| e.to_string())?;
+        match &task.tests {
+            Tests::Assert { code, entry_point } => {
+                if task.language != language::Language::Python {
+                    return Err("assert tests need `language: python`".into());
+                }
+                judge_assert(python, &source, code, entry_point, &limits).map_err(|e| e.to_string())
+            }
+            Tests::Stdio(cases) => {
+                let program = match Program::prepare(task.language, &source, python)
+                    .map_err(|e| e.to_string())?
+                {
+                    Ok(p) => p,
+                    Err(diagnostics) => {
+                        return Ok(Judgement::failed_before_running(
+                            Verdict::CompileError,
+                            total,
+                            diagnostics,
+                        ))
+                    }
+                };
+                let tolerance = self.config.float_tolerance.map(FloatTolerance::both);
+                judge_stdio(&program, cases, &limits, tolerance, self.config.run_all_cases)
+                    .map_err(|e| e.to_string())
+            }
+        }
+    }
+}
+
+/// The last `max` characters of `text`, marker lines removed, prefixed by `…` if cut.
+fn tail(text: &str, max: usize) -> String {
+    let cleaned: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with(program::RESULT_MARKER))
+        .collect();
+    let cleaned = cleaned.join("\n");
+    let cleaned = cleaned.trim();
+    let count = cleaned.chars().count();
+    if count <= max {
+        return cleaned.to_owned();
+    }
+    let start = cleaned.char_indices().nth(count - max).map_or(0, |(i, _)| i);
+    format!("…{}", &cleaned[start..])
+}
+
+impl Environment for CodeEnv {
+    fn name(&self) -> &str {
+        "code"
+    }
+
+    fn prompt(&self, row: &Sample) -> Result<Vec<ChatMessage>, FieldError> {
+        let question = row.str_field("prompt")?;
+        let language = row.str_field("language")?;
+        let fence = match language::Language::parse(language) {
+            Some(language::Language::Cpp) => "cpp",
+            Some(language::Language::C) => "c",
+            _ => "python",
+        };
+        Ok(vec![
+            ChatMessage::system(format!(
+                "Solve the programming problem. Give the complete program in one ```{fence} \
+                 code block; it reads standard input and writes standard output unless the \
+                 problem asks for a function."
+            )),
+            ChatMessage::user(question),
+        ])
+    }
+
+    fn score(&self, sample: &Sample) -> Reward {
+        let judgement = match self.judge(sample) {
+            Ok(j) => j,
+            Err(message) => return Reward::error(message),
+        };
+        let mut reward = Reward::pass_fail(judgement.verdict == Verdict::Accepted)
+            .with("verdict", judgement.verdict.as_str())
+            .with("passed", judgement.passed as u64)
+            .with("total", judgement.total as u64);
+        if let Some(i) = judgement.first_failure {
+            reward.set("first_failure", i as u64);
+            reward.set("stderr", tail(&judgement.stderr, self.config.stderr_chars));
+        }
+        reward
+    }
+}
+
+inventory::submit! {
+    EnvPlugin {
+        name: "code",
+        origin: env!("CARGO_PKG_NAME"),
+        description: "programs run in a wasmtime sandbox against stdio or assert tests (Python, C, C++)",
+        make: |config: &EnvConfig| Ok(Box::new(CodeEnv::new(config.parse("code")?)?)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tail_keeps_the_end_and_drops_markers() {
+        assert_eq!(tail("a\n__CASCADE_RESULT__ x\nb", 10), "a\nb");
+        assert_eq!(tail("abcdef", 3), "…def");
+    }
+
+    #[test]
+    fn config_rejects_unknown_runtime_and_keys() {
+        let bad = CodeConfig {
+            python_runtime: "pypy".into(),
+            ..CodeConfig::default()
+        };
+        assert!(CodeEnv::new(bad).is_err());
+        let cfg = EnvConfig::from_pairs(["nope=1"]).unwrap();
+        assert!(cfg.parse::<CodeConfig>("code").is_err());
+    }
+}

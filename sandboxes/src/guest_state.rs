@@ -1,0 +1,48 @@
+//! The state a guest's `Store` carries: its WASI context, its memory limiter and the
+//! fuel budget it started with (the virtual clock is derived from fuel spent).
+
+use wasmtime::ResourceLimiter;
+use wasmtime_wasi::p1::WasiP1Ctx;
+
+pub(crate) struct GuestState {
+    pub wasi: WasiP1Ctx,
+    pub limiter: MemoryLimiter,
+    /// Fuel given at the start; `budget - remaining` is the work done so far.
+    pub fuel_budget: u64,
+    /// Set when a sleep asked for more time than the budget had left.
+    pub slept_past_limit: bool,
+}
+
+/// Refuses linear memory beyond the limit and remembers that it did, so that a program
+/// dying of the refusal gets a memory-limit verdict rather than a runtime error.
+pub(crate) struct MemoryLimiter {
+    pub max_bytes: u64,
+    pub refused: bool,
+}
+
+/// Table growth is allowed up to this many elements (CPython grows its table a little).
+const MAX_TABLE_ELEMENTS: usize = 200_000;
+
+impl ResourceLimiter for MemoryLimiter {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        let ok = desired as u64 <= self.max_bytes;
+        if !ok {
+            self.refused = true;
+        }
+        Ok(ok)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        Ok(desired <= MAX_TABLE_ELEMENTS)
+    }
+}

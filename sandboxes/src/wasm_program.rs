@@ -1,0 +1,238 @@
+//! A compiled wasm program ready to instantiate, and one execution of it in a fresh
+//! `Store` with its own limits.
+//!
+//! The guest imports WASI preview 1 only (plus `host::call`, refused, for the CPython
+//! snapshot). It sees the arguments and environment the invocation names, stdin from
+//! memory, stdout/stderr into capped buffers, the directories the invocation mounts
+//! and nothing else; clocks are virtual ([`crate::virtual_time`]) and random bytes come
+//! from a generator seeded by the invocation.
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use rand::SeedableRng;
+use wasmtime::{InstancePre, Linker, Module, Store, Trap};
+use wasmtime_wasi::p2::pipe::{MemoryInputPipe, MemoryOutputPipe};
+use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
+
+use crate::engine::{engine, ticks};
+use crate::error::SandboxError;
+use crate::execution::{Execution, Status};
+use crate::guest_state::{GuestState, MemoryLimiter};
+use crate::limits::Limits;
+use crate::virtual_time::{self, SleptPastLimit};
+
+/// How a module is started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entry {
+    /// A WASI command: call `_start`; the exit code comes from `proc_exit`.
+    Command,
+    /// A reactor with a `run() -> i32` export returning the exit code (the CPython
+    /// snapshot).
+    RunExport,
+}
+
+/// A host directory made visible to the guest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mount {
+    pub host: PathBuf,
+    /// Absolute path in the guest, e.g. `/work`.
+    pub guest: String,
+    pub writable: bool,
+}
+
+impl Mount {
+    pub fn read_only(host: impl Into<PathBuf>, guest: impl Into<String>) -> Self {
+        Self {
+            host: host.into(),
+            guest: guest.into(),
+            writable: false,
+        }
+    }
+
+    pub fn read_write(host: impl Into<PathBuf>, guest: impl Into<String>) -> Self {
+        Self {
+            host: host.into(),
+            guest: guest.into(),
+            writable: true,
+        }
+    }
+}
+
+/// Everything one execution gets besides its limits.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Invocation {
+    /// `argv`, including `argv[0]`.
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub stdin: Vec<u8>,
+    pub mounts: Vec<Mount>,
+    /// Seed of the guest's random source (reruns with one seed see the same bytes).
+    pub seed: u64,
+    /// Give the guest a fresh, empty, writable temporary directory at `/tmp`, deleted
+    /// after the run.
+    pub temp_dir: bool,
+}
+
+/// A module linked against the sandbox's imports, ready to instantiate many times.
+#[derive(Clone)]
+pub struct WasmProgram {
+    pre: Arc<InstancePre<GuestState>>,
+    entry: Entry,
+}
+
+fn linker() -> Result<&'static Linker<GuestState>, SandboxError> {
+    static LINKER: OnceLock<Result<Linker<GuestState>, String>> = OnceLock::new();
+    LINKER
+        .get_or_init(|| build_linker().map_err(|e| format!("{e:#}")))
+        .as_ref()
+        .map_err(|e| SandboxError::Setup(e.clone()))
+}
+
+fn build_linker() -> wasmtime::Result<Linker<GuestState>> {
+    let engine = engine().map_err(|e| wasmtime::Error::msg(e.to_string()))?;
+    let mut linker = Linker::new(engine);
+    wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |s: &mut GuestState| &mut s.wasi)?;
+    linker.allow_shadowing(true);
+    virtual_time::add_to_linker(&mut linker)?;
+    // The CPython snapshot's tool-call bridge: every call is refused (returns -1).
+    linker.func_wrap("host", "call", |_a: i32, _b: i32, _c: i32, _d: i32| -> i32 { -1 })?;
+    Ok(linker)
+}
+
+impl WasmProgram {
+    /// Links a compiled module. Fails when it imports anything the sandbox does not
+    /// offer.
+    pub fn new(module: &Module, entry: Entry) -> Result<Self, SandboxError> {
+        let pre = linker()?
+            .instantiate_pre(module)
+            .map_err(|e| SandboxError::Module {
+                what: "link".into(),
+                message: format!("{e:#}"),
+            })?;
+        Ok(Self {
+            pre: Arc::new(pre),
+            entry,
+        })
+    }
+
+    /// Runs once on the current thread. The thread's native stack must exceed
+    /// [`crate::engine::MAX_WASM_STACK`]; use [`crate::pool`] unless you know it does.
+    pub fn execute_here(
+        &self,
+        invocation: &Invocation,
+        limits: &Limits,
+    ) -> Result<Execution, SandboxError> {
+        let engine = engine()?;
+        let stdout = MemoryOutputPipe::new(limits.stdout_bytes);
+        let stderr = MemoryOutputPipe::new(limits.stderr_bytes);
+        let mut wasi = WasiCtxBuilder::new();
+        wasi.args(&invocation.args)
+            .envs(&invocation.env)
+            .stdin(MemoryInputPipe::new(invocation.stdin.clone()))
+            .stdout(stdout.clone())
+            .stderr(stderr.clone())
+            .allow_blocking_current_thread(true)
+            .secure_random(rand::rngs::StdRng::seed_from_u64(invocation.seed))
+            .insecure_random(rand::rngs::StdRng::seed_from_u64(invocation.seed ^ 0x5eed))
+            .insecure_random_seed(u128::from(invocation.seed));
+        let temp = if invocation.temp_dir {
+            let dir = tempfile::Builder::new()
+                .prefix("cascade-run-")
+                .tempdir()
+                .map_err(SandboxError::setup)?;
+            wasi.preopened_dir(dir.path(), "/tmp", FsPerms::ReadWrite)
+                .map_err(SandboxError::setup)?;
+            Some(dir)
+        } else {
+            None
+        };
+        for m in &invocation.mounts {
+            let perms = if m.writable {
+                FsPerms::ReadWrite
+            } else {
+                FsPerms::ReadOnly
+            };
+            wasi.preopened_dir(&m.host, &m.guest, perms)
+                .map_err(|e| SandboxError::Setup(format!("mount {}: {e:#}", m.host.display())))?;
+        }
+        let state = GuestState {
+            wasi: wasi.build_p1(),
+            limiter: MemoryLimiter {
+                max_bytes: limits.memory_bytes,
+                refused: false,
+            },
+            fuel_budget: limits.fuel,
+            slept_past_limit: false,
+        };
+        let mut store = Store::new(engine, state);
+        store.limiter(|s| &mut s.limiter);
+        store.set_fuel(limits.fuel).map_err(SandboxError::setup)?;
+        store.set_epoch_deadline(ticks(limits.wall_backstop));
+        store.epoch_deadline_trap();
+
+        let outcome = match self.pre.instantiate(&mut store) {
+            Ok(instance) => match self.entry {
+                Entry::Command => instance
+                    .get_typed_func::<(), ()>(&mut store, "_start")
+                    .and_then(|f| f.call(&mut store, ()))
+                    .map(|()| 0),
+                Entry::RunExport => instance
+                    .get_typed_func::<(), i32>(&mut store, "run")
+                    .and_then(|f| f.call(&mut store, ())),
+            },
+            Err(e) => Err(e),
+        };
+        let fuel_used = limits.fuel.saturating_sub(store.get_fuel().unwrap_or(0));
+        let state = store.into_data();
+        let memory_refused = state.limiter.refused;
+        drop(state);
+        drop(temp);
+        let out = stdout.contents().to_vec();
+        let err = stderr.contents().to_vec();
+        let mut status = classify(outcome, limits, fuel_used);
+        // A program that died after being refused memory ran out of memory, whatever
+        // way it died (MemoryError, a failed malloc, a trap on a null pointer).
+        if memory_refused && matches!(status, Status::Exited(c) if c != 0) || memory_refused && matches!(status, Status::Crashed(_)) {
+            status = Status::MemoryLimit;
+        }
+        let truncated = status == Status::OutputLimit;
+        Ok(Execution {
+            status,
+            stdout: out,
+            stderr: err,
+            truncated,
+            fuel_used,
+        })
+    }
+}
+
+fn classify(outcome: wasmtime::Result<i32>, limits: &Limits, fuel_used: u64) -> Status {
+    match outcome {
+        Ok(code) => Status::Exited(code),
+        Err(e) => {
+            if let Some(exit) = e.downcast_ref::<I32Exit>() {
+                return Status::Exited(exit.0);
+            }
+            if e.downcast_ref::<SleptPastLimit>().is_some() {
+                return Status::TimeLimit;
+            }
+            match e.downcast_ref::<Trap>() {
+                Some(Trap::OutOfFuel) | Some(Trap::Interrupt) => return Status::TimeLimit,
+                _ => {}
+            }
+            let message = format!("{e:#}");
+            if message.contains("write beyond capacity") {
+                return Status::OutputLimit;
+            }
+            if fuel_used >= limits.fuel {
+                return Status::TimeLimit;
+            }
+            Status::Crashed(first_line(&message))
+        }
+    }
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or("").chars().take(200).collect()
+}
