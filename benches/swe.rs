@@ -18,9 +18,10 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with("--"))
         .collect();
-    let input = args.first().map(PathBuf::from).unwrap_or_else(|| {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/swe/sample.jsonl")
-    });
+    let input = args
+        .first()
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/swe/sample.jsonl"));
     let rounds: usize = args.get(1).and_then(|r| r.parse().ok()).unwrap_or(3);
     let pairs: Vec<&str> = args.iter().skip(2).map(String::as_str).collect();
     let text = match std::fs::read_to_string(&input) {
