@@ -33,9 +33,10 @@ fn native_usable() -> bool {
 }
 
 fn env_at(dir: &Path, pairs: &[&str]) -> SweEnv {
-    let config = EnvConfig::from_pairs(pairs.iter().copied())
-        .unwrap()
-        .with_base_dir(dir);
+    let config =
+        EnvConfig::from_pairs(std::iter::once("backend=native").chain(pairs.iter().copied()))
+            .unwrap()
+            .with_base_dir(dir);
     SweEnv::new(&config).unwrap()
 }
 
@@ -377,4 +378,29 @@ fn native_test_command_log_is_parsed_like_swe_bench() {
         "fail_to_pass": ["tests.test_u.T.test_double"], "pass_to_pass": [],
     }));
     assert_eq!(env.score(&unfixed).score, 0.0);
+}
+
+/// The default backend: CPython for WASI. Its results on the bundled tasks are the
+/// stored expected scores, byte for byte (the same as `native` gives). Set
+/// CASCADE_SWE_SKIP_WASI=1 where the runtime is not installed (`scripts/setup`).
+#[test]
+fn wasi_backend_reproduces_the_expected_scores() {
+    if std::env::var_os("CASCADE_SWE_SKIP_WASI").is_some() {
+        eprintln!("CASCADE_SWE_SKIP_WASI set: skipped");
+        return;
+    }
+    let config = EnvConfig::new(Default::default()).with_base_dir(dataset_dir());
+    let env = SweEnv::new(&config).unwrap();
+    let expected = std::fs::read_to_string(dataset_dir().join("sample.expected.jsonl")).unwrap();
+    for (sample, line) in samples().iter().zip(expected.lines()) {
+        let want: Value = serde_json::from_str(line).unwrap();
+        let got = env.score(sample);
+        assert_eq!(
+            json!(got.details),
+            want["details"],
+            "{}",
+            sample.id().unwrap()
+        );
+        assert_eq!(json!(got.score), want["reward"], "{}", sample.id().unwrap());
+    }
 }

@@ -18,7 +18,10 @@
 //! the test log with temporary paths and memory addresses masked, so results are
 //! identical from run to run.
 //!
-//! Settings (`--config key=value`): `backend` (`native`; `wasi` is not built yet),
+//! Settings (`--config key=value`): `backend` (`wasi`, the default: CPython for WASI
+//! in wasmtime with fuel and memory limits; or `native`: host CPython in bubblewrap,
+//! weaker isolation, for repositories that need C extensions), `python_runtime` and
+//! `memory_mb` (`wasi`),
 //! `fuzz` (default 2, as GNU patch; SWE-bench's last fallback uses 5), `whitespace`
 //! (whitespace-tolerant fallback, default true), `strip` (`-p` level, guessed when
 //! absent), `timeout_s` (default 120), `python`, `bwrap`, `test_command` (`native`
@@ -29,10 +32,12 @@ mod backend;
 mod native;
 mod resolve;
 mod snapshot;
+mod wasi;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use cascade_sandboxes::PythonRuntime;
 use cascade_verifiers::patch::{apply_diff_text, apply_response, ApplyOptions, ResponseOutcome};
 use cascade_verifiers::testlog::{parse_log, parse_pytest};
 use cascade_verifiers::{FieldError, Reward, Sample};
@@ -44,6 +49,7 @@ pub use backend::{
 };
 pub use native::NativeBackend;
 pub use snapshot::{copy_snapshot, DiskTree, SnapshotError};
+pub use wasi::WasiBackend;
 
 use crate::config::{ConfigError, EnvConfig};
 use crate::environment::{ChatMessage, Environment};
@@ -63,13 +69,17 @@ pub struct SweConfig {
     /// `native` only: a test command instead of the bundled runner, e.g.
     /// `python -m pytest -rA -p no:cacheprovider {tests}` (split on spaces).
     pub test_command: String,
+    /// `wasi` only: `cpython-3.12` or `cpython-3.15-snapshot`.
+    pub python_runtime: String,
+    /// `wasi` only: the guest's memory limit.
+    pub memory_mb: u64,
     pub log_chars: usize,
 }
 
 impl Default for SweConfig {
     fn default() -> Self {
         Self {
-            backend: "native".into(),
+            backend: "wasi".into(),
             fuzz: 2,
             whitespace: true,
             strip: None,
@@ -77,6 +87,8 @@ impl Default for SweConfig {
             python: "python3".into(),
             bwrap: "bwrap".into(),
             test_command: String::new(),
+            python_runtime: "cpython-3.12".into(),
+            memory_mb: 2048,
             log_chars: 2000,
         }
     }
@@ -120,9 +132,17 @@ impl SweEnv {
                 ),
             ),
             "wasi" => {
-                return Err(invalid(
-                    "backend `wasi` is not available in this build yet; use backend=native".into(),
-                ))
+                let runtime =
+                    PythonRuntime::from_name(&parsed.python_runtime).ok_or_else(|| {
+                        invalid(format!(
+                            "python_runtime `{}` is not `cpython-3.12` or `cpython-3.15-snapshot`",
+                            parsed.python_runtime
+                        ))
+                    })?;
+                if !parsed.test_command.trim().is_empty() {
+                    return Err(invalid("test_command needs backend=native".into()));
+                }
+                Box::new(WasiBackend::new(runtime, parsed.memory_mb))
             }
             other => return Err(invalid(format!("unknown backend `{other}` (native, wasi)"))),
         };
