@@ -203,7 +203,9 @@ impl Python {
         let mut inv = self.invocation(args);
         // WASI p1 gives the host no way to set the guest's working directory (wasi-libc
         // starts at "/"): the project is also preopened as ".", and a runner that needs
-        // relative paths should start with `os.chdir("/work")`.
+        // relative paths should start with `os.chdir("/work")`. The 3.15 snapshot was
+        // initialized ahead of time and ignores PYTHONPATH: also do
+        // `sys.path.insert(0, "/work")` there.
         inv.mounts.push(Mount::read_write(project, "/work"));
         inv.mounts.push(Mount::read_write(project, "."));
         for (host, guest) in read_only {
