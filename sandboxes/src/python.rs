@@ -201,9 +201,11 @@ impl Python {
         read_only: &[(PathBuf, String)],
     ) -> Invocation {
         let mut inv = self.invocation(args);
-        // WASI p1 has no chdir for the host to do: wasi-libc resolves relative paths
-        // against the preopen named "." or against PWD-less cwd "/"; mounting the
-        // project at both "/work" and "." makes relative paths land in it.
+        // WASI p1 gives the host no way to set the guest's working directory (wasi-libc
+        // starts at "/"): the project is also preopened as ".", and a runner that needs
+        // relative paths should start with `os.chdir("/work")`. The 3.15 snapshot was
+        // initialized ahead of time and ignores PYTHONPATH: also do
+        // `sys.path.insert(0, "/work")` there.
         inv.mounts.push(Mount::read_write(project, "/work"));
         inv.mounts.push(Mount::read_write(project, "."));
         for (host, guest) in read_only {
