@@ -359,7 +359,6 @@ impl Recipe {
             if s.max_new_tokens == 0 {
                 return Err(invalid(key("max_new_tokens"), "must be at least 1"));
             }
-            if !(s.temperature >= 0.0) {
             if s.temperature.is_nan() || s.temperature < 0.0 {
                 return Err(invalid(
                     key("temperature"),

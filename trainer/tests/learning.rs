@@ -19,22 +19,6 @@ fn grpo_raises_the_mean_reward_on_single_digit_addition() {
         .expect("warm-up");
     let before = task.eval(&model).expect("eval");
     let rewards = task
-        .grpo(&model, &mut rng, GRPO_STEPS, 5e-4, 0, |_, _| {})
-        .expect("grpo");
-    let after = task.eval(&model).expect("eval");
-    let mean = |s: &[f64]| s.iter().sum::<f64>() / s.len() as f64;
-    let first = mean(&rewards[..20]);
-    let last = mean(&rewards[rewards.len() - 20..]);
-    eprintln!("greedy accuracy {before:.2} → {after:.2}; mean reward first 20 steps {first:.3}, last 20 {last:.3}");
-    assert!(
-        first < 0.3,
-        "the task must start hard: first-20 reward {first}"
-    );
-    assert!(
-        last > 0.8,
-        "GRPO must raise the reward above 0.8: last-20 reward {last}"
-    );
-    assert!(after > before + 0.4, "greedy accuracy {before} → {after}");
         .grpo(&model, &mut rng, GRPO_STEPS, LR, 0, |_, _| {})
         .expect("grpo");
     let after = task.eval(&model).expect("eval");

@@ -29,11 +29,6 @@ fn mopd_recovers_the_gap_faster_than_grpo() {
     let task = ToyTask::new().expect("toy task");
     let warmed = |steps: usize| {
         let m = task.new_model(0).expect("model");
-        task.warmup(&m, &mut SplitMix64::new(0), STUDENT_WARMUP, 1e-3)
-            .expect("warm-up");
-        m
-    };
-    let teacher = student();
         task.warmup(&m, &mut SplitMix64::new(0), steps, 1e-3)
             .expect("warm-up");
         m
@@ -44,7 +39,6 @@ fn mopd_recovers_the_gap_faster_than_grpo() {
         &teacher,
         &mut SplitMix64::new(1),
         TEACHER_GRPO,
-        LR,
         TEACHER_LR,
         1,
         |_, _| {},
@@ -127,13 +121,6 @@ fn mopd_recovers_the_gap_faster_than_grpo() {
         *mopd_curve.last().unwrap_or(&0.0),
     );
     assert!(
-        recovered(m) > 0.6,
-        "MOPD recovered only {:.0}% of the gap",
-        100.0 * recovered(m)
-    );
-    assert!(
-        m > g,
-        "MOPD ({m}) must beat GRPO ({g}) under the same budget"
         recovered(m) > 0.8,
         "MOPD recovered only {:.0}% of the gap",
         100.0 * recovered(m)

@@ -158,7 +158,6 @@ pub fn grpo_step(
             let part = batch.rows(start_row, len);
             let view = part.view();
             let loss = with_autocast(device, || {
-                let (logp, entropy) = token_logprobs(policy, &view);
                 let (logp, entropy) = if shared {
                     token_logprobs_grouped(policy, &view, group)
                 } else {

@@ -111,7 +111,6 @@ pub fn load_env_data(
     let mut prompts = Vec::with_capacity(rows.len());
     for (i, row) in rows.iter().enumerate() {
         let messages = env.prompt(row).map_err(|e| RunError::Dataset {
-            path: dataset.clone(),
             path: dataset.to_path_buf(),
             line: i + 1,
             message: e.to_string(),
