@@ -146,7 +146,9 @@ impl TestBackend for NativeBackend {
             }
         }
         for prefix in &python.prefixes {
-            if HIDDEN.iter().any(|h| prefix.starts_with(h)) {
+            // An interpreter under a masked folder (a venv in a home, or a cache under
+            // /tmp) is bound back read-only so the sandbox can still run it.
+            if HIDDEN.iter().any(|h| prefix.starts_with(h)) || prefix.starts_with("/tmp") {
                 cmd.arg("--ro-bind").arg(prefix).arg(prefix);
             }
         }
