@@ -60,25 +60,7 @@ pub fn load(
     format: CodeFormat,
     options: LoadOptions,
 ) -> Result<Vec<Value>, LoadError> {
-    let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
-        file: file.clone(),
-        source,
-    })?;
-    let mut rows = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let row_error = |message: String| LoadError::Row {
-            file: file.clone(),
-            line: i + 1,
-            message,
-        };
-        let value: Value = serde_json::from_str(line).map_err(|e| row_error(e.to_string()))?;
-        rows.push(convert(format, &value, options).map_err(row_error)?);
-    }
-    Ok(rows)
+    crate::jsonl::convert_file(path, |row, _| convert(format, row, options))
 }
 
 /// Converts one public row.

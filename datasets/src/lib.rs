@@ -15,6 +15,7 @@ pub mod code;
 pub mod error;
 pub mod ifeval;
 pub mod ifeval_gen;
+pub mod jsonl;
 pub mod math;
 pub mod swe;
 

@@ -43,30 +43,13 @@ impl MathFormat {
 /// Reads a JSONL file and converts every row; the first bad row is an error naming
 /// the file and line. Blank lines are skipped.
 pub fn load(path: &Path, format: MathFormat) -> Result<Vec<Value>, LoadError> {
-    let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
-        file: file.clone(),
-        source,
-    })?;
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "row".to_owned());
-    let mut rows = Vec::new();
-    for (k, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let row_error = |message: String| LoadError::Row {
-            file: file.clone(),
-            line: k + 1,
-            message,
-        };
-        let value: Value = serde_json::from_str(line).map_err(|e| row_error(e.to_string()))?;
-        let fallback_id = format!("{stem}-{}", k + 1);
-        rows.push(convert_row(&value, format, &fallback_id).map_err(row_error)?);
-    }
-    Ok(rows)
+    crate::jsonl::convert_file(path, |row, line| {
+        convert_row(row, format, &format!("{stem}-{line}"))
+    })
 }
 
 /// Converts one public row into a `math` row.

@@ -41,27 +41,7 @@ pub fn load(
     layout: &RepoLayout,
     gold_as_response: bool,
 ) -> Result<Vec<Value>, LoadError> {
-    let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
-        file: file.clone(),
-        source,
-    })?;
-    let mut rows = Vec::new();
-    for (k, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let row = serde_json::from_str::<Value>(line)
-            .map_err(|e| e.to_string())
-            .and_then(|v| convert(&v, layout, gold_as_response))
-            .map_err(|message| LoadError::Row {
-                file: file.clone(),
-                line: k + 1,
-                message,
-            })?;
-        rows.push(row);
-    }
-    Ok(rows)
+    crate::jsonl::convert_file(path, |row, _| convert(row, layout, gold_as_response))
 }
 
 /// Converts one SWE-bench instance into an `swe` row.
