@@ -137,6 +137,15 @@ fn no_network_no_processes() {
 }
 
 #[test]
+fn descriptor_floods_are_stopped() {
+    // Open a readable path from the guest's own mounts over and over, never closing.
+    let flood = "import os, sys\np = next(x for x in sys.path if os.path.exists(x))\nfs = [os.open(p, os.O_RDONLY) for _ in range(100000)]\nprint(len(fs))";
+    let r = py(flood, "", "100000");
+    assert_eq!(verdict(&r), "runtime_error", "{r:?}");
+    assert!(stderr(&r).contains("open-files limit"), "{r:?}");
+}
+
+#[test]
 fn reading_past_stdin_end() {
     assert_eq!(verdict(&py("input()\ninput()", "1\n", "")), "runtime_error");
     let r = py(

@@ -21,7 +21,8 @@
 //! ## Limits
 //! CPU is fuel, converted from seconds at [`FUEL_PER_SECOND`], so verdicts do not
 //! depend on machine load; an epoch deadline is only a backstop. Memory is capped by a
-//! resource limiter, stdout/stderr by capped buffers. Guests see no host files except
+//! resource limiter, stdout/stderr by capped buffers, open files by a cap on the WASI
+//! resource table (a guest holding more is stopped). Guests see no host files except
 //! what a run mounts, no network (WASI p1 has no sockets), no host environment, a
 //! virtual clock and a seeded random source.
 //!

@@ -25,6 +25,11 @@ pub const WALL_BACKSTOP_GRACE: Duration = Duration::from_secs(5);
 /// The largest linear memory any guest may have (wasm32 cannot address more).
 pub const MAX_MEMORY_BYTES: u64 = 4 << 30;
 
+/// Files and directories a guest may hold open at once by default, besides stdio and
+/// its mounts. Every open guest file is an open host file descriptor, so the cap keeps
+/// one guest from exhausting the host process's descriptors and starving other runs.
+pub const DEFAULT_OPEN_FILES: usize = 128;
+
 /// Limits on one execution.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
@@ -38,11 +43,14 @@ pub struct Limits {
     pub stderr_bytes: usize,
     /// Wall-clock backstop; never the source of an ordinary time-limit verdict.
     pub wall_backstop: Duration,
+    /// Files and directories the guest may hold open at once, besides stdio and its
+    /// mounts; opening one more stops the program (`OpenFilesLimit`).
+    pub open_files: usize,
 }
 
 impl Limits {
     /// Limits for a time limit in seconds and a memory limit in MiB, with 64 MiB of
-    /// stdout and 1 MiB of stderr.
+    /// stdout, 1 MiB of stderr and [`DEFAULT_OPEN_FILES`] open files.
     pub fn new(time_limit_s: f64, memory_limit_mb: u64) -> Self {
         let seconds = if time_limit_s.is_finite() && time_limit_s > 0.0 {
             time_limit_s.min(3600.0)
@@ -59,6 +67,7 @@ impl Limits {
             stdout_bytes: 64 << 20,
             stderr_bytes: 1 << 20,
             wall_backstop: wall,
+            open_files: DEFAULT_OPEN_FILES,
         }
     }
 

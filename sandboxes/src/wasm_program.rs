@@ -11,9 +11,10 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use rand::SeedableRng;
+use wasmtime::component::ResourceTableError;
 use wasmtime::{InstancePre, Linker, Module, Store, Trap};
 use wasmtime_wasi::p2::pipe::{MemoryInputPipe, MemoryOutputPipe};
-use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
+use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder, WasiView};
 
 use crate::engine::{engine, ticks};
 use crate::error::SandboxError;
@@ -21,6 +22,11 @@ use crate::execution::{Execution, Status};
 use crate::guest_state::{GuestState, MemoryLimiter};
 use crate::limits::Limits;
 use crate::virtual_time::{self, SleptPastLimit};
+
+/// Resource-table entries WASI itself needs besides open files and mounts: the three
+/// stdio streams. A directory listing in progress holds an entry too, so it counts as
+/// an open file.
+const TABLE_RESERVED_ENTRIES: usize = 3;
 
 /// How a module is started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,8 +166,15 @@ impl WasmProgram {
             wasi.preopened_dir(&m.host, &m.guest, perms)
                 .map_err(|e| SandboxError::Setup(format!("mount {}: {e:#}", m.host.display())))?;
         }
+        let mut wasi = wasi.build_p1();
+        // Every open guest file or directory, and each stdio stream and mount, is one
+        // entry of the WASI resource table; capping the table caps open files.
+        let preopens = invocation.mounts.len() + usize::from(invocation.temp_dir);
+        wasi.ctx()
+            .table
+            .set_max_capacity(limits.open_files + preopens + TABLE_RESERVED_ENTRIES);
         let state = GuestState {
-            wasi: wasi.build_p1(),
+            wasi,
             limiter: MemoryLimiter {
                 max_bytes: limits.memory_bytes,
                 refused: false,
@@ -219,6 +232,12 @@ fn classify(outcome: wasmtime::Result<i32>, limits: &Limits, fuel_used: u64) -> 
         Err(e) => {
             if let Some(exit) = e.downcast_ref::<I32Exit>() {
                 return Status::Exited(exit.0);
+            }
+            if let Some(ResourceTableError::Full) = e.downcast_ref::<ResourceTableError>() {
+                return Status::Crashed(format!(
+                    "open-files limit: more than {} files open at once",
+                    limits.open_files
+                ));
             }
             if e.downcast_ref::<SleptPastLimit>().is_some() {
                 return Status::TimeLimit;
