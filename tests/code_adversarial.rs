@@ -137,6 +137,42 @@ fn no_network_no_processes() {
 }
 
 #[test]
+fn python_exits_behave_as_a_normal_interpreter_exit() {
+    // The stdio wrapper skips interpreter finalization; what a program can see of a
+    // normal exit must stay: exit codes, SystemExit messages, atexit, buffered output.
+    for (code, want) in [
+        ("print(42)\nimport sys\nsys.exit(0)", "accepted"),
+        ("print(42)\nimport sys\nsys.exit()", "accepted"),
+        ("print(42)\nraise SystemExit(None)", "accepted"),
+        ("print(42)\nimport sys\nsys.exit(3)", "runtime_error"),
+        ("print(42)\nimport sys\nsys.exit('bye')", "runtime_error"),
+        (
+            "import atexit\natexit.register(lambda: print(42))",
+            "accepted",
+        ),
+        ("import sys\nsys.stdout.write('42')", "accepted"),
+        (
+            "import sys, io\nsys.stdout = io.StringIO()\nsys.__stdout__.write('42\\n')",
+            "accepted",
+        ),
+        ("print(42)\nraise ValueError('late')", "runtime_error"),
+    ] {
+        let r = py(code, "", "42");
+        assert_eq!(verdict(&r), want, "{code}: {r:?}");
+    }
+    let r = py("import sys\nsys.exit('bye')", "", "");
+    assert!(stderr(&r).contains("bye"), "{r:?}");
+    let r = py("def f():\n    return 1 // 0\nf()", "", "");
+    let trace = stderr(&r);
+    assert!(trace.contains("ZeroDivisionError"), "{trace}");
+    assert!(
+        trace.contains("return 1 // 0"),
+        "the traceback shows the program's lines: {trace}"
+    );
+    assert!(!trace.contains("_cascade"), "no wrapper frames: {trace}");
+}
+
+#[test]
 fn descriptor_floods_are_stopped() {
     // Open a readable path from the guest's own mounts over and over, never closing.
     let flood = "import os, sys\np = next(x for x in sys.path if os.path.exists(x))\nfs = [os.open(p, os.O_RDONLY) for _ in range(100000)]\nprint(len(fs))";

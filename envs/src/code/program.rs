@@ -21,16 +21,51 @@ pub enum Program {
 pub const RESULT_MARKER: &str = "__CASCADE_RESULT__ ";
 
 /// Runs a stdio program as `__main__` after compiling it, so that a syntax error is
-/// told apart from an error at run time.
-const STDIO_WRAPPER: &str = r#"import sys
+/// told apart from an error at run time, then leaves without finalizing the
+/// interpreter.
+///
+/// Why the fast exit: on the CPython 3.15 snapshot, interpreter finalization is ~98%
+/// of a short program's cost (a run of `pass` spends 53 M fuel with it, 1.1 M
+/// without). The wrapper does what a normal exit does that a program can observe: it
+/// turns `SystemExit` into the exit code (printing a non-integer code), prints an
+/// uncaught exception's traceback through `sys.excepthook`, runs `atexit` handlers and
+/// flushes stdout and stderr; then `os._exit`. Not kept: `__del__` of objects still
+/// alive at exit. A program that breaks `os._exit` only loses the shortcut.
+const STDIO_WRAPPER: &str = r#"import sys, os
+_cascade_exit = os._exit
+_cascade_source = __SOURCE__
 try:
-    _cascade_code = compile(__SOURCE__, "<solution>", "exec")
+    _cascade_code = compile(_cascade_source, "<solution>", "exec")
 except (SyntaxError, ValueError) as _e:
     import traceback
     traceback.print_exception(_e, limit=0)
     sys.stderr.write("\n__CASCADE_RESULT__ compile_error\n")
     sys.exit(1)
-exec(_cascade_code, {"__name__": "__main__", "__builtins__": __builtins__})
+try:
+    exec(_cascade_code, {"__name__": "__main__", "__builtins__": __builtins__})
+    _cascade_status = 0
+except SystemExit as _e:
+    _cascade_status = _e.code
+    if _cascade_status is None:
+        _cascade_status = 0
+    elif not isinstance(_cascade_status, int):
+        print(_cascade_status, file=sys.stderr)
+        _cascade_status = 1
+except BaseException as _e:
+    # The traceback starts at the program's own frames, and shows their lines.
+    import linecache
+    linecache.cache["<solution>"] = (len(_cascade_source), None, _cascade_source.splitlines(True), "<solution>")
+    _e = _e.with_traceback(_e.__traceback__.tb_next)
+    sys.excepthook(type(_e), _e, _e.__traceback__)
+    _cascade_status = 1
+import atexit
+atexit._run_exitfuncs()
+for _cascade_stream in (sys.stdout, sys.__stdout__, sys.stderr, sys.__stderr__):
+    try:
+        _cascade_stream.flush()
+    except BaseException:
+        pass
+_cascade_exit(_cascade_status)
 "#;
 
 /// Python string literal for any text (escapes everything outside printable ASCII).
