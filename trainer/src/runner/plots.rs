@@ -90,6 +90,8 @@ fn reward_plot(path: &Path, metrics: &[Value]) -> Result<(), Box<dyn std::error:
     chart
         .configure_mesh()
         .disable_x_mesh()
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{:.1}", if y.abs() < 1e-9 { 0.0 } else { *y }))
         .x_desc("optimizer step (all stages, in order)")
         .y_desc("mean reward / advantage")
         .label_style((FAMILY, 13))
@@ -151,6 +153,7 @@ fn eval_plot(path: &Path, record: &RunRecord) -> Result<(), Box<dyn std::error::
                 String::new()
             }
         })
+        .y_label_formatter(&|y| format!("{y:.1}"))
         .x_desc("after stage")
         .y_desc("eval score (mean reward)")
         .label_style((FAMILY, 13))
