@@ -9,8 +9,8 @@
 //! problems after every step) are printed; `trainer/README.md` records them.
 //!
 //! Learning rate: 1e-4 is the best of {1e-4, 3e-4, 1e-3} for *both* methods (at 3e-4
-//! and above both collapse within a few steps); `lr_grid` (ignored, ~2 min) prints
-//! the whole grid.
+//! and above both collapse within a few steps); `lr_grid` (ignored, ~3 min) prints
+//! the whole grid, plus MOPD with the same 64 samples as 64 prompts × 1.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -113,10 +113,10 @@ fn teacher_and_student(task: &ToyTask) -> (Transformer, Transformer) {
     (teacher, student)
 }
 
-/// The same problems for both methods at every step.
-fn problems_at(step: usize) -> Vec<Problem> {
+/// The same problems for every method at every step (the first `PROMPTS` of `n`).
+fn problems_at(step: usize, n: usize) -> Vec<Problem> {
     let mut rng = SplitMix64::new(7_000 + step as u64);
-    (0..PROMPTS).map(|_| Problem::random(&mut rng)).collect()
+    (0..n).map(|_| Problem::random(&mut rng)).collect()
 }
 
 fn schedule(lr: f64) -> Schedule {
@@ -140,7 +140,7 @@ fn grpo_curve(task: &ToyTask, student: &Transformer, lr: f64) -> Vec<f64> {
     let decode = |ids: &[i64]| task.tokenizer.decode(ids).unwrap_or_default();
     let mut curve = vec![task.eval(&model).expect("eval")];
     for step in 0..BUDGET {
-        let problems = problems_at(step);
+        let problems = problems_at(step, PROMPTS);
         let prompts: Vec<Vec<i64>> = problems
             .iter()
             .map(|p| task.tokenizer.encode(&p.prompt()).expect("encode"))
@@ -162,8 +162,14 @@ fn grpo_curve(task: &ToyTask, student: &Transformer, lr: f64) -> Vec<f64> {
     curve
 }
 
-/// The same for MOPD from `teacher`, with no reward.
-fn mopd_curve(task: &ToyTask, student: &Transformer, teacher: &Transformer, lr: f64) -> Vec<f64> {
+/// The same for MOPD from `teacher`, with no reward: `prompts` × `group` samples a step.
+fn mopd_curve(
+    task: &ToyTask,
+    student: &Transformer,
+    teacher: &Transformer,
+    lr: f64,
+    (prompts, group): (usize, usize),
+) -> Vec<f64> {
     let model = copy_of(task, student);
     let mut opt = AdamW::new(model.parameters(), AdamWConfig::default());
     let key = PathBuf::from("teacher");
@@ -174,7 +180,7 @@ fn mopd_curve(task: &ToyTask, student: &Transformer, teacher: &Transformer, lr: 
     );
     pool.insert_loaded(&key, copy_of(task, teacher));
     let mut cfg = MopdConfig {
-        group_size: GROUP,
+        group_size: group,
         sampling: task.grpo.sampling.clone(),
         micro_batch: 64,
         max_grad_norm: 1.0,
@@ -184,7 +190,7 @@ fn mopd_curve(task: &ToyTask, student: &Transformer, teacher: &Transformer, lr: 
     let decode = |ids: &[i64]| task.tokenizer.decode(ids).unwrap_or_default();
     let mut curve = vec![task.eval(&model).expect("eval")];
     for step in 0..BUDGET {
-        let prompts: Vec<(String, Vec<i64>)> = problems_at(step)
+        let prompts: Vec<(String, Vec<i64>)> = problems_at(step, prompts)
             .iter()
             .map(|p| {
                 let ids = task.tokenizer.encode(&p.prompt()).expect("encode");
@@ -234,7 +240,7 @@ fn mopd_recovers_a_forgotten_domain_faster_than_grpo() {
     );
 
     let grpo = grpo_curve(&task, &student, BEST_LR);
-    let mopd = mopd_curve(&task, &student, &teacher, BEST_LR);
+    let mopd = mopd_curve(&task, &student, &teacher, BEST_LR, (PROMPTS, GROUP));
     let recovered = |s: f64| (s - start) / gap;
     eprintln!("teacher {teacher_score:.2}, student start {start:.2}, lr {BEST_LR:e}");
     eprintln!("greedy accuracy on all 100 problems after steps 0..={BUDGET}:");
@@ -285,7 +291,18 @@ fn lr_grid() {
         eprintln!("grpo lr {lr:e}: {}", row(&grpo_curve(&task, &student, lr)));
         eprintln!(
             "mopd lr {lr:e}: {}",
-            row(&mopd_curve(&task, &student, &teacher, lr))
+            row(&mopd_curve(&task, &student, &teacher, lr, (PROMPTS, GROUP)))
+        );
+        // The same 64 samples a step as 64 prompts × 1 (MOPD needs no group baseline).
+        eprintln!(
+            "mopd 64x1 lr {lr:e}: {}",
+            row(&mopd_curve(
+                &task,
+                &student,
+                &teacher,
+                lr,
+                (PROMPTS * GROUP, 1)
+            ))
         );
     }
 }
