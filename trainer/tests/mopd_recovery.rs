@@ -147,7 +147,7 @@ fn grpo_curve(task: &ToyTask, student: &Transformer, lr: f64) -> Vec<f64> {
             .collect();
         cfg.sampling.seed = 1_000 + step as i64;
         let score = |i: usize, ids: &[i64]| task.score(&problems[i / GROUP], &decode(ids));
-        grpo_step(
+        let stats = grpo_step(
             &model,
             None,
             &mut opt,
@@ -157,6 +157,12 @@ fn grpo_curve(task: &ToyTask, student: &Transformer, lr: f64) -> Vec<f64> {
             &decode,
             &cfg,
         );
+        if step == 0 {
+            eprintln!(
+                "grpo step 0: mean reward {:.2}, filtered groups {:.2}",
+                stats.reward_mean, stats.filtered_share
+            );
+        }
         curve.push(task.eval(&model).expect("eval"));
     }
     curve
@@ -198,7 +204,7 @@ fn mopd_curve(
             })
             .collect();
         cfg.sampling.seed = 1_000 + step as i64;
-        mopd_step(
+        let stats = mopd_step(
             &model,
             &mut pool,
             &mut opt,
@@ -208,6 +214,12 @@ fn mopd_curve(
             &cfg,
         )
         .expect("mopd step");
+        if step == 0 {
+            eprintln!(
+                "mopd step 0: mean advantage {:.2} nats/token, truncated {:.2}",
+                stats.advantage_mean, stats.truncated_share
+            );
+        }
         curve.push(task.eval(&model).expect("eval"));
     }
     curve
