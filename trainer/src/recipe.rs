@@ -1,5 +1,14 @@
 //! Recipe files (TOML): the run's global settings, the domains evaluated after every
-//! stage, and the ordered stages with their environments and hyperparameters.
+//! stage, and the ordered stages with their environments, hyperparameters and own
+//! evaluation sets.
+//!
+//! Eval sets: `[[eval]]` at the top level and `[[stage.eval]]` inside a stage (the
+//! benchmark of the domain that stage trains, declared next to it) form one list of
+//! domains. Every domain in it is scored after the base model and after every stage,
+//! wherever it was declared, so the stage × domain table shows each domain before,
+//! during and after the stage that trains it (forgetting and transfer). A domain is
+//! declared once: a second declaration is an error naming both keys. Eval sets of
+//! skipped stages are not scored.
 //! Everything is validated before any work starts, and errors name the bad key
 //! (`stage[2].lr`, `stage[0].env[1].dataset`, …).
 
@@ -86,7 +95,8 @@ fn default_eval_tokens() -> usize {
     64
 }
 
-/// `[[eval]]`: one domain's evaluation set, scored after the base model and every stage.
+/// `[[eval]]` or `[[stage.eval]]`: one domain's evaluation set, scored after the base
+/// model and every stage.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EvalSet {
@@ -182,6 +192,9 @@ pub struct Stage {
     pub weight_decay: f64,
     #[serde(default, rename = "env")]
     pub envs: Vec<StageEnv>,
+    /// This stage's own eval sets; they join the run's (see the module docs).
+    #[serde(default, rename = "eval")]
+    pub evals: Vec<EvalSet>,
     /// MOPD: domain → `base` or an earlier stage's name.
     #[serde(default)]
     pub teachers: BTreeMap<String, String>,
@@ -236,6 +249,28 @@ impl Recipe {
         self.resolve(self.run.tokenizer.as_deref().unwrap_or(&self.run.model))
     }
 
+    /// Every eval set that is scored, with its recipe key: the top-level `[[eval]]`s,
+    /// then each running stage's `[[stage.eval]]`s, in order.
+    pub fn eval_sets(&self) -> Vec<(String, &EvalSet)> {
+        let top = self
+            .eval
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (format!("eval[{i}]"), e));
+        let staged = self
+            .stages
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !s.skip)
+            .flat_map(|(i, s)| {
+                s.evals
+                    .iter()
+                    .enumerate()
+                    .map(move |(j, e)| (format!("stage[{i}].eval[{j}]"), e))
+            });
+        top.chain(staged).collect()
+    }
+
     /// The stages that run, in order.
     pub fn active_stages(&self) -> impl Iterator<Item = &Stage> {
         self.stages.iter().filter(|s| !s.skip)
@@ -281,13 +316,18 @@ impl Recipe {
                 "`cuda` asked for but libtorch sees no GPU",
             ));
         }
-        let mut domains = BTreeSet::new();
-        for (i, e) in self.eval.iter().enumerate() {
-            let key = format!("eval[{i}]");
-            if !domains.insert(e.domain.clone()) {
+        let mut declared: BTreeMap<String, String> = BTreeMap::new();
+        for (key, e) in self.eval_sets() {
+            if e.domain.is_empty() {
+                return Err(invalid(format!("{key}.domain"), "must not be empty"));
+            }
+            if let Some(first) = declared.insert(e.domain.clone(), key.clone()) {
                 return Err(invalid(
                     format!("{key}.domain"),
-                    format!("`{}` is evaluated twice", e.domain),
+                    format!(
+                        "`{}` is already evaluated by `{first}`; a domain has one eval set",
+                        e.domain
+                    ),
                 ));
             }
             if !registry.contains(e.env_name()) {
@@ -298,6 +338,7 @@ impl Recipe {
             }
             self.check_dataset(&format!("{key}.dataset"), &e.dataset)?;
         }
+        let domains: BTreeSet<String> = declared.into_keys().collect();
         if self.active_stages().next().is_none() {
             return Err(invalid("stage", "the recipe has no stages to run"));
         }
@@ -423,7 +464,7 @@ impl Recipe {
                             return Err(invalid(key("teachers"), format!("MOPD stage `{}` has no earlier checkpoint and no teacher named for domain `{domain}`", s.name)));
                         }
                         if !domains.contains(domain) {
-                            return Err(invalid(key("teachers"), format!("domain `{domain}` has no [[eval]] set to pick its best checkpoint by; name its teacher")));
+                            return Err(invalid(key("teachers"), format!("domain `{domain}` has no [[eval]] or [[stage.eval]] set to pick its best checkpoint by; name its teacher")));
                         }
                     }
                 }

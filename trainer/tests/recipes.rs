@@ -140,3 +140,55 @@ fn empty_stages_and_teacherless_mopd_fail() {
     ))
     .expect("a named teacher is fine");
 }
+
+#[test]
+fn stage_eval_sets_join_the_run_and_are_checked_by_key() {
+    // A stage's own eval set for a new domain joins the run's list (scored after every
+    // stage), and can pick a later MOPD stage's teacher.
+    let staged = GOOD.replacen(
+        "[[stage.env]]",
+        "[[stage.eval]]\ndomain = \"sums\"\nenv = \"addition\"\ndataset = \"DATA\"\nlimit = 4\n[[stage.env]]",
+        1,
+    );
+    check(&staged).expect("a stage eval set is fine");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("r.toml");
+    let text = staged.replace("MODEL", "m").replace("DATA", "d.jsonl");
+    let recipe = Recipe::parse(&text, &path).expect("parses");
+    let keys: Vec<(String, String)> = recipe
+        .eval_sets()
+        .into_iter()
+        .map(|(k, e)| (k, e.domain.clone()))
+        .collect();
+    assert_eq!(
+        keys,
+        vec![
+            ("eval[0]".to_owned(), "addition".to_owned()),
+            ("stage[0].eval[0]".to_owned(), "sums".to_owned()),
+        ]
+    );
+    // The same domain twice names both keys.
+    fails_with(
+        &staged.replace("domain = \"sums\"", "domain = \"addition\""),
+        "stage[0].eval[0].domain",
+    );
+    fails_with(
+        &staged.replace("domain = \"sums\"", "domain = \"addition\""),
+        "already evaluated by `eval[0]`",
+    );
+    fails_with(
+        &staged.replace("env = \"addition\"", "env = \"nope\""),
+        "stage[0].eval[0].env",
+    );
+    fails_with(
+        &staged.replace("limit = 4", "limit = 4\ndataset2 = 1"),
+        "unknown field `dataset2`",
+    );
+    // A skipped stage's eval sets are not scored, so not checked either.
+    let skipped = GOOD.replacen(
+        "[[stage]]\nname = \"a\"",
+        "[[stage]]\nname = \"x\"\nalgorithm = \"grpo\"\nskip = true\nsteps = 1\nlr = 1.0\nprompts_per_step = 1\ngroup_size = 2\nmax_new_tokens = 1\n[[stage.eval]]\ndomain = \"z\"\nenv = \"not-built\"\ndataset = \"/nonexistent\"\n[[stage.env]]\nname = \"not-built\"\ndataset = \"/nonexistent\"\n\n[[stage]]\nname = \"a\"",
+        1,
+    );
+    check(&skipped).expect("skipped stage");
+}

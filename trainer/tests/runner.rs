@@ -190,3 +190,54 @@ fn a_named_stage_restarts_there_and_forgets_later_ones() {
     .expect_err("fresh run over an old one");
     assert!(err.to_string().contains("already holds a run"), "{err}");
 }
+
+#[test]
+fn a_stage_eval_set_is_scored_after_every_stage() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let toy = Path::new(env!("CARGO_MANIFEST_DIR")).join("../recipes/toy.toml");
+    let text = std::fs::read_to_string(&toy)
+        .expect("toy.toml")
+        .replacen("steps = 20", "steps = 2", 2)
+        .replacen("steps = 10", "steps = 2", 1)
+        // grpo-b (the stage with dynamic filtering) declares its own eval set: a
+        // second domain on the same env.
+        .replacen(
+            "filter_zero_variance = true\n",
+            "filter_zero_variance = true\n[[stage.eval]]\ndomain = \"sums-first-20\"\nenv = \"addition\"\ndataset = \"../trainer/assets/addition/eval.jsonl\"\nlimit = 20\n",
+            1,
+        );
+    let recipe = Recipe::parse(&text, &toy).expect("recipe");
+    let out = tempfile::tempdir().expect("temp dir");
+    let mut table = Vec::new();
+    let record = run(
+        &recipe,
+        &Registry::discover().expect("registry"),
+        &RunOptions {
+            output: out.path().to_owned(),
+            resume: Resume::Fresh,
+        },
+        &mut table,
+    )
+    .expect("run");
+    let names: Vec<&str> = record.stages.iter().map(|s| s.stage.as_str()).collect();
+    assert_eq!(names, ["base", "grpo-a", "grpo-b", "mopd"]);
+    for s in &record.stages {
+        let domains: Vec<&str> = s.scores.keys().map(String::as_str).collect();
+        assert_eq!(domains, ["addition", "sums-first-20"], "{}", s.stage);
+    }
+    let table = String::from_utf8_lossy(&table);
+    assert!(table.contains("sums-first-20"), "{table}");
+    // MOPD lines carry the per-domain figures and the teacher used.
+    for m in metrics(out.path()).iter().filter(|m| m["stage"] == "mopd") {
+        for key in [
+            "advantage_mean_by_domain",
+            "truncated_share_by_domain",
+            "teachers",
+        ] {
+            assert!(
+                m[key]["addition"].is_number() || m[key]["addition"].is_string(),
+                "{key}: {m}"
+            );
+        }
+    }
+}

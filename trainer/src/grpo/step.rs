@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use serde::Deserialize;
 use tch::{Kind, Tensor};
 
-use super::{group_advantages, policy_loss, AdvantageOptions, PolicyLossOptions};
+use super::{group_advantages, policy_loss, AdvantageOptions, GroupAdvantages, PolicyLossOptions};
 use crate::device::with_autocast;
 use crate::logprobs::{token_logprobs, token_logprobs_grouped, SequenceBatch};
 use crate::model::Transformer;
@@ -109,7 +109,16 @@ pub fn grpo_step(
             }
         }
     }
-    let adv = group_advantages(&rewards, cfg.group_size, &cfg.advantages);
+    let adv = if cfg.unfinished == Unfinished::Filter {
+        finished_group_advantages(
+            &rewards,
+            &generation.finished,
+            cfg.group_size,
+            &cfg.advantages,
+        )
+    } else {
+        group_advantages(&rewards, cfg.group_size, &cfg.advantages)
+    };
     let keep: Vec<bool> = (0..num_rows)
         .map(|i| {
             adv.kept(i, cfg.group_size)
@@ -207,6 +216,36 @@ pub fn grpo_step(
     )
 }
 
+/// Group advantages when unfinished responses are filtered: each group's mean and
+/// standard deviation are taken over its finished responses only, since the filtered
+/// ones take no part in the loss and must not shift the baseline of those that do.
+/// Unfinished responses get advantage 0; a group with no finished response is dropped.
+fn finished_group_advantages(
+    rewards: &[f64],
+    finished: &[bool],
+    group_size: usize,
+    opts: &AdvantageOptions,
+) -> GroupAdvantages {
+    let size = group_size.max(1);
+    let mut advantages = vec![0.0; rewards.len()];
+    let mut group_kept = Vec::new();
+    for (g, group) in rewards.chunks(size).enumerate() {
+        let members: Vec<usize> = (g * size..g * size + group.len())
+            .filter(|&i| finished.get(i).copied().unwrap_or(false))
+            .collect();
+        let kept_rewards: Vec<f64> = members.iter().map(|&i| rewards[i]).collect();
+        let sub = group_advantages(&kept_rewards, members.len().max(1), opts);
+        for (&i, a) in members.iter().zip(&sub.advantages) {
+            advantages[i] = *a;
+        }
+        group_kept.push(sub.group_kept.first().copied().unwrap_or(false));
+    }
+    GroupAdvantages {
+        advantages,
+        group_kept,
+    }
+}
+
 struct StepTimes {
     sample_s: f64,
     train_s: f64,
@@ -270,4 +309,44 @@ pub fn reference_logprobs(
         }
     });
     Tensor::cat(&parts, 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filtered_responses_are_left_out_of_group_statistics() {
+        // Group 1: rewards 1, 0, (0 unfinished), 1 → stats over 1, 0, 1: mean 2/3,
+        // sample std √(((1/3)² + (2/3)² + (1/3)²)/2) = √(1/3).
+        // Group 2: only one finished response → zero variance, advantage 0.
+        let rewards = [1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.5, 0.5];
+        let finished = [true, true, false, true, false, true, false, false];
+        let opts = AdvantageOptions {
+            epsilon: 0.0,
+            ..Default::default()
+        };
+        let g = finished_group_advantages(&rewards, &finished, 4, &opts);
+        let std = (1.0f64 / 3.0).sqrt();
+        let want = [
+            (1.0 / 3.0) / std,
+            -(2.0 / 3.0) / std,
+            0.0,
+            (1.0 / 3.0) / std,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+        ];
+        for (a, w) in g.advantages.iter().zip(want) {
+            assert!((a - w).abs() < 1e-9, "{:?}", g.advantages);
+        }
+        assert_eq!(g.group_kept, vec![true, true]);
+        // Unfiltered, the unfinished 0 would have pulled the mean down to 1/2.
+        let all = group_advantages(&rewards[..4], 4, &opts);
+        assert!((all.advantages[0] - g.advantages[0]).abs() > 0.1);
+        // A group with nothing finished is dropped.
+        let g = finished_group_advantages(&[1.0, 0.0], &[false, false], 2, &opts);
+        assert_eq!((g.advantages, g.group_kept), (vec![0.0, 0.0], vec![false]));
+    }
 }

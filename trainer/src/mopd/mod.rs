@@ -16,6 +16,7 @@
 pub mod loss;
 pub mod step;
 pub mod teachers;
+pub mod tempered;
 
 pub use loss::{mopd_advantage, mopd_loss, truncated_weights, WeightGate};
 pub use teachers::{select_teachers, TeacherChoice, TeacherError};

@@ -2,6 +2,9 @@
 //! domain's teacher scores its rows' sampled tokens (one teacher at a time, see the
 //! module docs for the memory model); the student takes one AdamW step on the MOPD
 //! loss, accumulated over micro-batches.
+//!
+//! Student and teacher log-probabilities are read at the sampling temperature (see
+//! [`super::tempered`]), so on-policy importance ratios are 1 at any temperature.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -10,8 +13,9 @@ use std::time::Instant;
 use tch::{Device, Kind, Tensor};
 
 use super::loss::{mopd_advantage, mopd_loss, truncated_weights, WeightGate};
+use super::tempered::tempered_logprobs;
 use crate::device::with_autocast;
-use crate::logprobs::{token_logprobs, SequenceBatch};
+use crate::logprobs::SequenceBatch;
 use crate::model::{ModelError, Transformer};
 use crate::optim::AdamW;
 use crate::sampling::{generate, Generation, SamplingParams};
@@ -48,13 +52,15 @@ impl TeacherPool {
         self.loaded.insert(path.to_owned(), model);
     }
 
-    /// Log-probabilities `[n, C]` of the sampled tokens of `rows` under `domain`'s teacher.
+    /// Log-probabilities `[n, C]` of the sampled tokens of `rows` under `domain`'s
+    /// teacher, at the sampling `temperature`.
     fn logprobs(
         &mut self,
         domain: &str,
         batch: &SequenceBatch,
         rows: &Tensor,
         micro: i64,
+        temperature: f64,
     ) -> Result<Tensor, ModelError> {
         let path = self
             .by_domain
@@ -91,7 +97,7 @@ impl TeacherPool {
                 let len = micro.min(n - start);
                 let part = sub.rows(start, len);
                 parts.push(with_autocast(teacher.device(), || {
-                    token_logprobs(teacher, &part.view()).0
+                    tempered_logprobs(teacher, &part.view(), temperature).0
                 }));
                 start += len;
             }
@@ -106,6 +112,9 @@ pub struct MopdStats {
     pub advantage_mean_by_domain: BTreeMap<String, f64>,
     /// Share of response tokens whose importance weight was gated to 0.
     pub truncated_share: f64,
+    pub truncated_share_by_domain: BTreeMap<String, f64>,
+    /// Mean importance weight `w_t` over response tokens: 1 when strictly on-policy.
+    pub importance_weight_mean: f64,
     pub response_len_mean: f64,
     pub entropy_mean: f64,
     pub grad_norm: f64,
@@ -154,7 +163,7 @@ pub fn mopd_step(
     }
     for (domain, idx) in &domain_rows {
         let idx_t = Tensor::from_slice(idx).to_device(device);
-        let lp = teachers.logprobs(domain, &batch, &idx_t, micro)?;
+        let lp = teachers.logprobs(domain, &batch, &idx_t, micro, cfg.sampling.temperature)?;
         tch::no_grad(|| {
             let mut t = teacher_logp.shallow_clone();
             let _ = t.index_copy_(0, &idx_t, &lp);
@@ -166,7 +175,8 @@ pub fn mopd_step(
     let n = rows.len() as i64;
     optimizer.zero_grad();
     let mut adv_sum = vec![0.0f64; rows.len()];
-    let mut gated = 0.0;
+    let mut gated = vec![0.0f64; rows.len()];
+    let mut weight_sum = 0.0;
     let mut entropy_sum = 0.0;
     let mut train_tokens = 0.0;
     let train_start = Instant::now();
@@ -179,7 +189,7 @@ pub fn mopd_step(
         let teacher = teacher_logp.narrow(0, start_row, len);
         let mask = part.completion_valid.to_kind(Kind::Float);
         let loss = with_autocast(device, || {
-            let (logp, entropy) = token_logprobs(student, &view);
+            let (logp, entropy) = tempered_logprobs(student, &view, cfg.sampling.temperature);
             entropy_sum += f64::try_from((entropy * &mask).sum(Kind::Float)).unwrap_or(0.0);
             tch::no_grad(|| {
                 let a = (mopd_advantage(&teacher, &logp) * &mask).sum_dim_intlist(
@@ -192,8 +202,16 @@ pub fn mopd_step(
                     adv_sum[start_row as usize + k] = v;
                 }
                 let w = truncated_weights(&logp, &sampling, cfg.gate);
-                gated += f64::try_from((w.eq(0.0).to_kind(Kind::Float) * &mask).sum(Kind::Float))
-                    .unwrap_or(0.0);
+                weight_sum += f64::try_from((&w * &mask).sum(Kind::Double)).unwrap_or(f64::NAN);
+                let g = (w.eq(0.0).to_kind(Kind::Float) * &mask).sum_dim_intlist(
+                    -1,
+                    false,
+                    Kind::Float,
+                );
+                let g: Vec<f64> = Vec::try_from(g.to_kind(Kind::Double)).unwrap_or_default();
+                for (k, v) in g.into_iter().enumerate() {
+                    gated[start_row as usize + k] = v;
+                }
             });
             mopd_loss(
                 &logp,
@@ -218,18 +236,24 @@ pub fn mopd_step(
     let train_s = train_start.elapsed().as_secs_f64();
     let tokens = num_tokens.max(1) as f64;
     let mut by_domain = BTreeMap::new();
+    let mut truncated_by_domain = BTreeMap::new();
     for (domain, idx) in &domain_rows {
         let toks: usize = idx
             .iter()
             .map(|&i| generation.completions[i as usize].len())
             .sum();
+        let toks = toks.max(1) as f64;
         let sum: f64 = idx.iter().map(|&i| adv_sum[i as usize]).sum();
-        by_domain.insert(domain.clone(), sum / toks.max(1) as f64);
+        by_domain.insert(domain.clone(), sum / toks);
+        let cut: f64 = idx.iter().map(|&i| gated[i as usize]).sum();
+        truncated_by_domain.insert(domain.clone(), cut / toks);
     }
     Ok(MopdStats {
         advantage_mean: adv_sum.iter().sum::<f64>() / tokens,
         advantage_mean_by_domain: by_domain,
-        truncated_share: gated / tokens,
+        truncated_share: gated.iter().sum::<f64>() / tokens,
+        truncated_share_by_domain: truncated_by_domain,
+        importance_weight_mean: weight_sum / tokens,
         response_len_mean: num_tokens as f64 / rows.len().max(1) as f64,
         entropy_mean: entropy_sum / tokens,
         grad_norm,
@@ -239,4 +263,71 @@ pub fn mopd_step(
         teacher_s,
         step_s: start.elapsed().as_secs_f64(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::SplitMix64;
+    use crate::toy::addition::Problem;
+    use crate::toy::bench::ToyTask;
+
+    /// A teacher identical to the student, sampled at temperature 0.4: every advantage is 0,
+    /// and every importance weight is exactly 1 (read untempered, their mean is 0.85).
+    #[test]
+    fn same_model_at_temperature_0_4_gives_zero_advantage_and_unit_weights() {
+        let task = ToyTask::new().expect("toy task");
+        // The 100-step warmed toy model: confident enough that T = 0.7 matters.
+        let warm = crate::toy::assets_dir().with_file_name("toy-qwen2-warm");
+        let student = Transformer::load(&warm, Device::Cpu, Kind::Float).expect("model");
+        let teacher = Transformer::load(&warm, Device::Cpu, Kind::Float).expect("model");
+        let key = PathBuf::from("t");
+        let mut pool = TeacherPool::new(
+            BTreeMap::from([("addition".to_owned(), key.clone())]),
+            true,
+            Device::Cpu,
+        );
+        pool.insert_loaded(&key, teacher);
+        let mut student = student;
+        student.set_trainable(true);
+        let mut optimizer = AdamW::new(student.parameters(), Default::default());
+        let mut rng = SplitMix64::new(0);
+        let prompts: Vec<(String, Vec<i64>)> = (0..4)
+            .map(|_| {
+                let p = Problem::random(&mut rng).prompt();
+                (
+                    "addition".to_owned(),
+                    task.tokenizer.encode(&p).expect("encode"),
+                )
+            })
+            .collect();
+        let mut sampling = task.grpo.sampling.clone();
+        sampling.temperature = 0.4;
+        let cfg = MopdConfig {
+            group_size: 4,
+            sampling,
+            micro_batch: 8,
+            max_grad_norm: 1.0,
+            gate: WeightGate::default(),
+        };
+        let decode = |ids: &[i64]| task.tokenizer.decode(ids).unwrap_or_default();
+        let stats = mopd_step(
+            &student,
+            &mut pool,
+            &mut optimizer,
+            1e-4,
+            &prompts,
+            &decode,
+            &cfg,
+        )
+        .expect("step");
+        assert!(stats.advantage_mean.abs() < 1e-5, "{stats:?}");
+        assert_eq!(stats.truncated_share, 0.0, "{stats:?}");
+        assert!(
+            (stats.importance_weight_mean - 1.0).abs() < 1e-5,
+            "{stats:?}"
+        );
+        assert_eq!(stats.truncated_share_by_domain["addition"], 0.0);
+        assert!(stats.advantage_mean_by_domain["addition"].abs() < 1e-5);
+    }
 }

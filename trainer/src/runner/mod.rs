@@ -120,7 +120,7 @@ pub fn run(
     let thinking = recipe.run.enable_thinking;
     // Every dataset is read and every prompt rendered before any training.
     let mut evals: Vec<EnvData> = Vec::new();
-    for e in &recipe.eval {
+    for (_, e) in recipe.eval_sets() {
         evals.push(load_env_data(
             registry,
             &tokenizer,

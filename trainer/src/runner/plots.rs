@@ -1,9 +1,16 @@
 //! `plots/reward.png` (reward per step, one colour per stage; MOPD stages plot their
-//! mean advantage) and `plots/evals.png` (each domain's eval score after every stage).
+//! mean advantage) and `plots/evals.png` (each domain's eval score after every stage),
+//! with titles, axis labels and legends.
+//!
+//! Text is drawn with a font compiled into the binary (an ASCII subset of DejaVu Sans,
+//! `trainer/assets/fonts/`), so the plots look the same on every machine and need no
+//! system fonts at run time.
 
 use std::path::Path;
+use std::sync::OnceLock;
 
 use plotters::prelude::*;
+use plotters::style::FontStyle;
 use serde_json::Value;
 
 use super::record::RunRecord;
@@ -19,49 +26,106 @@ const COLOURS: [RGBColor; 8] = [
     RGBColor(127, 127, 127),
 ];
 
+/// DejaVu Sans, printable ASCII plus a few symbols (Bitstream Vera licence, see
+/// `trainer/assets/fonts/LICENSE-DejaVu.txt`).
+const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-subset.ttf");
+const FAMILY: &str = "sans-serif";
+
+/// Registers the embedded font once per process as plotters' `sans-serif`.
+fn register_font() -> Result<(), String> {
+    static REGISTERED: OnceLock<bool> = OnceLock::new();
+    let ok = *REGISTERED
+        .get_or_init(|| plotters::style::register_font(FAMILY, FontStyle::Normal, FONT).is_ok());
+    if ok {
+        Ok(())
+    } else {
+        Err("the embedded font does not parse".into())
+    }
+}
+
 /// Draws both plots into `dir`; plotting problems are reported, never fatal to a run.
 pub fn draw(dir: &Path, metrics: &[Value], record: &RunRecord) -> Result<(), String> {
+    register_font()?;
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     reward_plot(&dir.join("reward.png"), metrics).map_err(|e| e.to_string())?;
     eval_plot(&dir.join("evals.png"), record).map_err(|e| e.to_string())
 }
 
-fn reward_plot(path: &Path, metrics: &[Value]) -> Result<(), Box<dyn std::error::Error>> {
-    let root = BitMapBackend::new(path, (900, 500)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let points: Vec<(String, f64)> = metrics
+/// One point per metrics line: its stage, algorithm and the plotted figure.
+fn reward_points(metrics: &[Value]) -> Vec<(String, String, f64)> {
+    metrics
         .iter()
         .filter_map(|m| {
             let stage = m.get("stage")?.as_str()?.to_owned();
+            let algorithm = m
+                .get("algorithm")
+                .and_then(Value::as_str)
+                .unwrap_or("grpo")
+                .to_owned();
             let y = m
                 .get("reward_mean")
                 .or_else(|| m.get("advantage_mean"))?
                 .as_f64()?;
-            Some((stage, y))
+            y.is_finite().then_some((stage, algorithm, y))
         })
-        .collect();
-    let (lo, hi) = points.iter().fold((0.0f64, 1.0f64), |(lo, hi), (_, y)| {
+        .collect()
+}
+
+fn reward_plot(path: &Path, metrics: &[Value]) -> Result<(), Box<dyn std::error::Error>> {
+    let root = BitMapBackend::new(path, (900, 500)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let points = reward_points(metrics);
+    let (lo, hi) = points.iter().fold((0.0f64, 1.0f64), |(lo, hi), (_, _, y)| {
         (lo.min(*y), hi.max(*y))
     });
     let mut chart = ChartBuilder::on(&root)
-        .margin(20)
+        .caption(
+            "Reward per step by stage (MOPD stages: mean token advantage)",
+            (FAMILY, 20),
+        )
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(55)
         .build_cartesian_2d(0f64..points.len().max(1) as f64, lo..hi)?;
-    chart.configure_mesh().disable_x_mesh().draw()?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{:.1}", if y.abs() < 1e-9 { 0.0 } else { *y }))
+        .x_desc("optimizer step (all stages, in order)")
+        .y_desc("mean reward / advantage")
+        .label_style((FAMILY, 13))
+        .axis_desc_style((FAMILY, 15))
+        .draw()?;
     let mut stage_index = 0;
     let mut start = 0;
     while start < points.len() {
-        let name = &points[start].0;
+        let (name, algorithm, _) = &points[start];
         let end = points[start..]
             .iter()
-            .position(|(s, _)| s != name)
+            .position(|(s, _, _)| s != name)
             .map_or(points.len(), |p| start + p);
         let colour = COLOURS[stage_index % COLOURS.len()];
-        chart.draw_series(LineSeries::new(
-            (start..end).map(|i| (i as f64, points[i].1)),
-            colour.stroke_width(2),
-        ))?;
+        chart
+            .draw_series(LineSeries::new(
+                (start..end).map(|i| (i as f64, points[i].2)),
+                colour.stroke_width(2),
+            ))?
+            .label(format!("{name} ({algorithm})"))
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(3))
+            });
         stage_index += 1;
         start = end;
+    }
+    if !points.is_empty() {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font((FAMILY, 13))
+            .draw()?;
     }
     root.present()?;
     Ok(())
@@ -71,11 +135,32 @@ fn eval_plot(path: &Path, record: &RunRecord) -> Result<(), Box<dyn std::error::
     let root = BitMapBackend::new(path, (900, 500)).into_drawing_area();
     root.fill(&WHITE)?;
     let n = record.stages.len().max(2) as f64;
+    let names: Vec<String> = record.stages.iter().map(|s| s.stage.clone()).collect();
     let mut chart = ChartBuilder::on(&root)
-        .margin(20)
-        .build_cartesian_2d(0f64..n - 1.0, 0f64..1.0)?;
-    chart.configure_mesh().draw()?;
-    for (k, domain) in record.domains().iter().enumerate() {
+        .caption("Eval score per domain after each stage", (FAMILY, 20))
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(55)
+        .build_cartesian_2d(-0.2f64..n - 0.8, 0f64..1.05)?;
+    chart
+        .configure_mesh()
+        .x_labels(names.len().max(2))
+        .x_label_formatter(&|x| {
+            let i = x.round();
+            if (x - i).abs() < 1e-6 && i >= 0.0 {
+                names.get(i as usize).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        })
+        .y_label_formatter(&|y| format!("{y:.1}"))
+        .x_desc("after stage")
+        .y_desc("eval score (mean reward)")
+        .label_style((FAMILY, 13))
+        .axis_desc_style((FAMILY, 15))
+        .draw()?;
+    let domains = record.domains();
+    for (k, domain) in domains.iter().enumerate() {
         let colour = COLOURS[k % COLOURS.len()];
         let series: Vec<(f64, f64)> = record
             .stages
@@ -83,13 +168,62 @@ fn eval_plot(path: &Path, record: &RunRecord) -> Result<(), Box<dyn std::error::
             .enumerate()
             .filter_map(|(i, s)| s.scores.get(domain).map(|v| (i as f64, *v)))
             .collect();
-        chart.draw_series(LineSeries::new(series.clone(), colour.stroke_width(2)))?;
+        chart
+            .draw_series(LineSeries::new(series.clone(), colour.stroke_width(2)))?
+            .label(domain.as_str())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(3))
+            });
         chart.draw_series(
             series
                 .into_iter()
                 .map(|p| Circle::new(p, 4, colour.filled())),
         )?;
     }
+    if !domains.is_empty() {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font((FAMILY, 13))
+            .draw()?;
+    }
     root.present()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::record::StageRecord;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn both_plots_are_drawn_with_the_embedded_font() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let metrics: Vec<Value> = (0..6)
+            .map(|i| {
+                if i < 3 {
+                    serde_json::json!({"stage": "a", "algorithm": "grpo", "reward_mean": 0.1 * i as f64})
+                } else {
+                    serde_json::json!({"stage": "m", "algorithm": "mopd", "advantage_mean": -0.1 * i as f64})
+                }
+            })
+            .collect();
+        let stage = |name: &str, v: f64| StageRecord {
+            stage: name.into(),
+            algorithm: "grpo".into(),
+            scores: BTreeMap::from([("math".to_owned(), v), ("ifeval".to_owned(), 1.0 - v)]),
+            teachers: BTreeMap::new(),
+        };
+        let record = RunRecord {
+            stages: vec![stage("base", 0.2), stage("a", 0.5), stage("m", 0.4)],
+        };
+        draw(dir.path(), &metrics, &record).expect("plots");
+        for name in ["reward.png", "evals.png"] {
+            let bytes = std::fs::read(dir.path().join(name)).expect("png");
+            assert_eq!(&bytes[1..4], b"PNG", "{name}");
+        }
+    }
 }

@@ -1,0 +1,84 @@
+//! Response-token log-probabilities at the sampling temperature, for MOPD.
+//!
+//! The student samples from `softmax(z / T)`, and the sampler records that
+//! distribution's log-probabilities (`π_inf`). The importance ratio
+//! `r_t = π_train / π_inf` only means "how far has training moved from sampling"
+//! when `π_train` is the *same* tempered distribution: at `T ≠ 1` an untempered
+//! `π_train` would put `r_t` systematically away from 1 and the [0.5, 2] gate would
+//! zero most tokens. The teacher is read at the same temperature, so the advantage
+//! `log π_teacher − log π_train` compares like with like (as NeMo-RL does, which
+//! divides every policy's logits by the generation temperature).
+
+use tch::{Kind, Tensor};
+
+use crate::logprobs::{token_logprobs, SequenceBatch};
+use crate::model::Transformer;
+
+/// `(logp [B, C], entropy [B, C])` of `batch`'s response tokens under
+/// `softmax(logits / temperature)`; `temperature` ≤ 0 (greedy) or 1 reads the model
+/// as is. Gradients flow through `logp` when the model's parameters require them.
+pub fn tempered_logprobs(
+    model: &Transformer,
+    batch: &SequenceBatch,
+    temperature: f64,
+) -> (Tensor, Tensor) {
+    if temperature <= 0.0 || temperature == 1.0 {
+        return token_logprobs(model, batch);
+    }
+    let l = batch.prompt_ids.size()[1];
+    let c = batch.completion_ids.size()[1];
+    let ids = Tensor::cat(&[batch.prompt_ids, batch.completion_ids], 1);
+    let valid = Tensor::cat(&[batch.prompt_valid, batch.completion_valid], 1);
+    let hidden = model.forward_hidden(&ids, &valid, None);
+    // Position t predicts token t+1: positions L-1 .. L+C-2 predict the response.
+    let logits = model
+        .logits(&hidden.narrow(1, l - 1, c))
+        .to_kind(Kind::Float)
+        / temperature;
+    let logp_all = logits.log_softmax(-1, Kind::Float);
+    let logp = logp_all
+        .gather(-1, &batch.completion_ids.unsqueeze(-1), false)
+        .squeeze_dim(-1);
+    let entropy = tch::no_grad(|| {
+        let p = logp_all.exp();
+        -(p * &logp_all).sum_dim_intlist(-1, false, Kind::Float)
+    });
+    (logp, entropy)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::toy::bench::ToyTask;
+
+    #[test]
+    fn matches_a_softmax_of_scaled_logits() {
+        let task = ToyTask::new().expect("toy task");
+        let model = task.new_model(3).expect("model");
+        let prompt = Tensor::from_slice(&[6i64, 40, 7, 44]).view([1, 4]);
+        let completion = Tensor::from_slice(&[4i64, 3, 2]).view([1, 3]);
+        let yes = |t: &Tensor| t.ones_like().to_kind(Kind::Bool);
+        let batch = SequenceBatch {
+            prompt_ids: &prompt,
+            prompt_valid: &yes(&prompt),
+            completion_ids: &completion,
+            completion_valid: &yes(&completion),
+        };
+        let plain = token_logprobs(&model, &batch).0;
+        let same = tempered_logprobs(&model, &batch, 1.0).0;
+        assert!(plain.allclose(&same, 0.0, 0.0, false));
+        // By hand: log_softmax(z / 0.5) at the response positions.
+        let logits = model.forward(
+            &Tensor::cat(&[&prompt, &completion], 1),
+            &yes(&Tensor::cat(&[&prompt, &completion], 1)),
+            None,
+        );
+        let want = (logits.narrow(1, 3, 3) / 0.5)
+            .log_softmax(-1, Kind::Float)
+            .gather(-1, &completion.unsqueeze(-1), false)
+            .squeeze_dim(-1);
+        let got = tempered_logprobs(&model, &batch, 0.5).0;
+        assert!(got.allclose(&want, 1e-5, 1e-5, false), "{got} vs {want}");
+        assert!(!got.allclose(&plain, 1e-3, 1e-3, false));
+    }
+}
