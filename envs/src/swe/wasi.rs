@@ -10,7 +10,7 @@
 //! tools needs the `native` backend.
 
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::Mutex;
 
 use cascade_sandboxes::{Limits, Mount, Python, PythonRuntime, Status};
 
@@ -26,7 +26,18 @@ pub struct WasiBackend {
     memory_mb: u64,
     mode: RunnerMode,
     site: Result<PytestSite, String>,
-    bytecode: OnceLock<Option<PathBuf>>,
+    bytecode: Mutex<Bytecode>,
+}
+
+/// The pytest bytecode folder, built once per backend.
+#[derive(Debug, Clone)]
+enum Bytecode {
+    Unknown,
+    /// Being built. Not a lock to wait on: waiting for a sandbox run lets this thread
+    /// pick up another sample's scoring (rayon work stealing), which would then wait
+    /// on itself; runs that find it building just read pytest from source.
+    Building,
+    Ready(Option<PathBuf>),
 }
 
 impl WasiBackend {
@@ -37,7 +48,7 @@ impl WasiBackend {
             memory_mb,
             mode: RunnerMode::Auto,
             site: PytestSite::installed(GUEST_WHEELS),
-            bytecode: OnceLock::new(),
+            bytecode: Mutex::new(Bytecode::Unknown),
         }
     }
 
@@ -45,6 +56,20 @@ impl WasiBackend {
     pub fn with_runner(mut self, mode: RunnerMode) -> Self {
         self.mode = mode;
         self
+    }
+
+    fn bytecode(&self, python: &Python, site: &PytestSite) -> Option<PathBuf> {
+        {
+            let mut state = self.bytecode.lock().unwrap_or_else(|e| e.into_inner());
+            match &*state {
+                Bytecode::Ready(dir) => return dir.clone(),
+                Bytecode::Building => return None,
+                Bytecode::Unknown => *state = Bytecode::Building,
+            }
+        }
+        let dir = bytecode_dir(python, site);
+        *self.bytecode.lock().unwrap_or_else(|e| e.into_inner()) = Bytecode::Ready(dir.clone());
+        dir
     }
 }
 
@@ -71,10 +96,9 @@ impl TestBackend for WasiBackend {
         if let (false, Ok(site)) = (options.is_empty(), &self.site) {
             args.extend(options);
             read_only.extend(site.dirs.iter().cloned());
-            let pyc = self.bytecode.get_or_init(|| bytecode_dir(python, site));
-            if let Some(pyc) = pyc {
+            if let Some(pyc) = self.bytecode(python, site) {
                 args.extend(["--pyc".to_owned(), GUEST_PYC.to_owned()]);
-                read_only.push((pyc.clone(), GUEST_PYC.to_owned()));
+                read_only.push((pyc, GUEST_PYC.to_owned()));
             }
         }
         args.push("/runner/ids.txt".into());
