@@ -51,8 +51,7 @@ fn bundled_tasks_get_the_stored_verdicts_with_real_pytest() {
     }
     let env = env_at(&dataset_dir(), &["runner=pytest"]);
     let samples = std::fs::read_to_string(dataset_dir().join("sample.jsonl")).unwrap();
-    let expected =
-        std::fs::read_to_string(dataset_dir().join("sample.expected.jsonl")).unwrap();
+    let expected = std::fs::read_to_string(dataset_dir().join("sample.expected.jsonl")).unwrap();
     for (line, want) in samples.lines().zip(expected.lines()) {
         let sample = Sample::from_json_line(line).unwrap();
         let id = sample.id().unwrap().to_owned();

@@ -21,7 +21,9 @@
 //! Settings (`--config key=value`): `backend` (`wasi`, the default: CPython for WASI
 //! in wasmtime with fuel and memory limits; or `native`: host CPython in bubblewrap,
 //! weaker isolation, for repositories that need C extensions), `python_runtime` and
-//! `memory_mb` (`wasi`),
+//! `memory_mb` (`wasi`), `runner` (`auto`, the default: real pytest from the pinned
+//! wheels when the suite needs it, else the standard-library stand-in; `pytest`;
+//! `builtin`; see `pytest_site.rs`),
 //! `fuzz` (default 2, as GNU patch; SWE-bench's last fallback uses 5), `whitespace`
 //! (whitespace-tolerant fallback, default true), `strip` (`-p` level, guessed when
 //! absent), `timeout_s` (default 120), `python`, `bwrap`, `test_command` (`native`

@@ -18,7 +18,9 @@ pub fn write_runner(dir: &Path, tests: &[String]) -> Result<(), BackendError> {
         .and_then(|_| std::fs::write(dir.join("runner.py"), RUNNER_PY))
         .and_then(|_| std::fs::write(dir.join("pytest_driver.py"), PYTEST_DRIVER_PY))
         .and_then(|_| std::fs::write(dir.join("ids.txt"), tests.join("\n")))
-        .map_err(|e| BackendError::Spawn(format!("cannot write the runner to {}: {e}", dir.display())))
+        .map_err(|e| {
+            BackendError::Spawn(format!("cannot write the runner to {}: {e}", dir.display()))
+        })
 }
 
 /// The line after which the runner prints one `STATUS node_id` line per test.

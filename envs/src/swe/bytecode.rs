@@ -49,7 +49,9 @@ pub fn bytecode_dir(python: &Python, site: &PytestSite) -> Option<PathBuf> {
     invocation.mounts.push(Mount::read_only(&driver, "/driver"));
     invocation.mounts.push(Mount::read_write(&out, GUEST_PYC));
     for (host, guest) in &site.dirs {
-        invocation.mounts.push(Mount::read_only(host, guest.clone()));
+        invocation
+            .mounts
+            .push(Mount::read_only(host, guest.clone()));
     }
     invocation.temp_dir = true;
     let run = python.run(&invocation, &Limits::new(600.0, 1024)).ok()?;

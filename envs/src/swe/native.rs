@@ -76,12 +76,7 @@ impl NativeBackend {
         self
     }
 
-    fn argv(
-        &self,
-        python: &Interpreter,
-        tests: &[String],
-        options: Vec<String>,
-    ) -> Vec<String> {
+    fn argv(&self, python: &Interpreter, tests: &[String], options: Vec<String>) -> Vec<String> {
         let exe = python.executable.display().to_string();
         if self.command.is_empty() {
             let mut argv = vec![exe, "/tmp/runner/runner.py".into()];

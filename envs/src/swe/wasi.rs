@@ -91,7 +91,11 @@ impl TestBackend for WasiBackend {
             .and_then(|_| std::fs::write(dev.join("null"), b""))
             .map_err(|e| BackendError::Spawn(format!("cannot create {}: {e}", dev.display())))?;
 
-        let mut args = vec!["/runner/runner.py".to_owned(), "--root".into(), "/work".into()];
+        let mut args = vec![
+            "/runner/runner.py".to_owned(),
+            "--root".into(),
+            "/work".into(),
+        ];
         let mut read_only = vec![(runner_dir, "/runner".to_owned())];
         if let (false, Ok(site)) = (options.is_empty(), &self.site) {
             args.extend(options);
