@@ -126,6 +126,35 @@ def test_upper(event, want, tmp_path_factory):\n    assert tmp_path_factory.mkte
     );
 }
 
+/// An ini file whose `addopts` names a plugin that is not installed (`--cov`) makes
+/// pytest refuse to start; the run is retried without those options.
+#[test]
+fn real_pytest_survives_addopts_for_missing_plugins() {
+    if skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    write(
+        &repo,
+        "pyproject.toml",
+        "[tool.pytest.ini_options]\naddopts = \"--cov=calc --cov-report=term\"\n",
+    );
+    write(&repo, "calc.py", "def double(x):\n    return x + x + 1\n");
+    write(
+        &repo,
+        "tests/test_calc.py",
+        "from calc import double\n\n\ndef test_double():\n    assert double(2) == 4\n",
+    );
+    let fix = "--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def double(x):\n-    return x + x + 1\n+    return x + x\n";
+    let sample = Sample::new(json!({
+        "id": "cov", "repo": "repo", "response": fix,
+        "fail_to_pass": ["tests/test_calc.py::test_double"], "pass_to_pass": [],
+    }));
+    let r = env_at(dir.path(), &[]).score(&sample);
+    assert_eq!(r.score, 1.0, "{:?}", r.details);
+}
+
 /// Fake status lines printed by a test, written to the raw descriptor, or from an
 /// exit handler all land before the summary marker, so they are never read.
 #[test]

@@ -19,6 +19,9 @@ import os
 import re
 import sys
 
+# pytest's exit code for bad options or a conftest that fails to import.
+USAGE_ERROR = 4
+
 SUMMARY_MARKER = "=== cascade-runner summary ==="
 END_MARKER = "=== cascade-runner end ==="
 
@@ -97,6 +100,7 @@ def make_plugin(pytest, wanted):
 
         def __init__(self):
             self.subtest_failures = []
+            self.reports = 0
 
         def pytest_collection_modifyitems(self, config, items):
             keep = [item for item in items if item.nodeid in wanted]
@@ -106,6 +110,7 @@ def make_plugin(pytest, wanted):
             items[:] = keep
 
         def pytest_runtest_logreport(self, report):
+            self.reports += 1
             # pytest 9 reports a failing unittest subTest as `SUBFAILED` and the test
             # itself as PASSED; unittest (and SWE-bench's rules) fail the test.
             if report.failed and getattr(report, "context", None) is not None:
@@ -163,7 +168,14 @@ def run(ids, paths, pyc_dir):
         if path not in files and os.path.isfile(path):
             files.append(path)
     if files:
-        pytest.main(pytest_args(files), plugins=[make_plugin(pytest, set(ids))])
+        plugin = make_plugin(pytest, set(ids))
+        code = pytest.main(pytest_args(files), plugins=[plugin])
+        if code == USAGE_ERROR and plugin.reports == 0:
+            # Most often the ini file's `addopts` names a plugin that is not
+            # installed here (`--cov`, `-n auto`): run once more without them.
+            print("[cascade] pytest refused its options; retrying without addopts")
+            plugin = make_plugin(pytest, set(ids))
+            pytest.main(["-o", "addopts="] + pytest_args(files), plugins=[plugin])
     else:
         print(SUMMARY_MARKER)
     sys.stdout.flush()
