@@ -74,7 +74,9 @@ pub fn pinned_wheels() -> Vec<Wheel> {
 pub struct PytestSite {
     /// `(host folder, guest folder)`, in `sys.path` order.
     pub dirs: Vec<(PathBuf, String)>,
-    /// `pytest-9.2.0_pluggy-1.7.0_…`: names caches derived from these wheels.
+    /// `pytest-9.2.0_pluggy-1.7.0_…_t1764520000`: names caches derived from these
+    /// wheels; the last part is when they were last unpacked, since bytecode is
+    /// checked against the source files' modification times.
     pub key: String,
 }
 
@@ -85,6 +87,7 @@ impl PytestSite {
         let runtimes = cache_root().join("runtimes");
         let mut dirs = Vec::new();
         let mut key = Vec::new();
+        let mut unpacked = 0;
         for wheel in pinned_wheels() {
             let dir = runtimes.join(format!("{}-{}", wheel.name, wheel.version));
             let stamp = std::fs::read_to_string(dir.join(".complete")).unwrap_or_default();
@@ -96,9 +99,16 @@ impl PytestSite {
                     dir.display()
                 ));
             }
+            let modified = std::fs::metadata(dir.join(".complete"))
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_secs());
+            unpacked = unpacked.max(modified);
             dirs.push((dir, format!("{guest_root}/{}", wheel.name)));
             key.push(format!("{}-{}", wheel.name, wheel.version));
         }
+        key.push(format!("t{unpacked}"));
         Ok(Self {
             dirs,
             key: key.join("_"),
