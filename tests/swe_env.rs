@@ -99,6 +99,7 @@ fn bundled_tasks_resolve_by_swe_bench_rules() {
             "calc-gold-bare",
             "calc-gold-fenced",
             "calc-sloppy-diff",
+            "ledger-gold-real-pytest",
             "shelf-gold-with-test-patch",
             "textkit-gold-crlf",
         ]

@@ -1,11 +1,13 @@
 //! The bundled test runner (`envs/src/swe/runner.py`) against the pytest and unittest
-//! features real suites use, run through the `native` backend. Each expected status
-//! is what pytest itself reports for the same test.
+//! features real suites use: its stand-in through the `native` backend, and real
+//! pytest (the pinned wheels) through the `wasi` backend. Each expected status is
+//! what pytest itself reports for the same test.
 
 use std::path::Path;
 use std::time::Duration;
 
-use cascade_envs::swe::{split_log, NativeBackend, TestBackend, TestJob};
+use cascade_envs::swe::{split_log, NativeBackend, RunnerMode, TestBackend, TestJob, WasiBackend};
+use cascade_sandboxes::PythonRuntime;
 use cascade_verifiers::testlog::{parse_pytest, TestStatus};
 
 const CONFTEST: &str = r#"
@@ -221,7 +223,7 @@ fn runner_matches_pytest_statuses() {
         .iter()
         .map(|(name, _)| format!("tests/test_features.py::{name}"))
         .collect();
-    let backend = NativeBackend::new("bwrap", "python3");
+    let backend = NativeBackend::new("bwrap", "python3").with_runner(RunnerMode::Builtin);
     let run = backend
         .run(&TestJob {
             repo: &repo,
@@ -246,3 +248,81 @@ fn runner_matches_pytest_statuses() {
         run.log
     );
 }
+
+/// Real pytest in the WASI guest gives the statuses the stand-in is held to, and
+/// pytest's own for unittest classes (an error in a TestCase is a failure there).
+/// Set CASCADE_SWE_SKIP_WASI=1 where the runtime is not installed (`scripts/setup`).
+#[test]
+fn real_pytest_under_wasi_gives_the_same_statuses() {
+    if std::env::var_os("CASCADE_SWE_SKIP_WASI").is_some() {
+        eprintln!("CASCADE_SWE_SKIP_WASI set: skipped");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    let scratch = dir.path().join("scratch");
+    std::fs::create_dir_all(&scratch).unwrap();
+    write(&repo, "tests/conftest.py", CONFTEST);
+    write(
+        &repo,
+        "tests/test_features.py",
+        &format!("{TESTS}\n{SUBTESTS}"),
+    );
+    let unittest_statuses = [
+        ("TestUnit::test_expected_failure", TestStatus::XFail),
+        ("TestUnit::test_skipped", TestStatus::Skipped),
+        ("TestUnit::test_error", TestStatus::Failed),
+        ("TestSub::test_all_pass", TestStatus::Passed),
+        ("TestSub::test_one_fails", TestStatus::Failed),
+    ];
+    let all: Vec<(&str, TestStatus)> = EXPECTED.iter().chain(&unittest_statuses).copied().collect();
+    let ids: Vec<String> = all
+        .iter()
+        .map(|(name, _)| format!("tests/test_features.py::{name}"))
+        .collect();
+    let backend = WasiBackend::new(PythonRuntime::Cpython312, 2048).with_runner(RunnerMode::Pytest);
+    let run = backend
+        .run(&TestJob {
+            repo: &repo,
+            scratch: &scratch,
+            tests: &ids,
+            timeout: Duration::from_secs(120),
+        })
+        .unwrap();
+    let (body, summary) = split_log(&run.log);
+    assert!(
+        summary.contains("short test summary info"),
+        "not real pytest:\n{}",
+        run.log
+    );
+    assert!(body.contains("FAILURES"), "{}", run.log);
+    let statuses = parse_pytest(summary);
+    let mut wrong = Vec::new();
+    for ((_, want), id) in all.iter().zip(&ids) {
+        let got = statuses.get(id).copied();
+        if got != Some(*want) {
+            wrong.push(format!("{id}: want {want:?}, got {got:?}"));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{}\n--- log ---\n{}",
+        wrong.join("\n"),
+        run.log
+    );
+}
+
+/// unittest subTest blocks: a failing one fails its test (pytest 9 itself reports
+/// the test PASSED next to a SUBFAILED line).
+const SUBTESTS: &str = r#"
+class TestSub(unittest.TestCase):
+    def test_all_pass(self):
+        for i in range(3):
+            with self.subTest(i=i):
+                self.assertLess(i, 3)
+
+    def test_one_fails(self):
+        for i in range(3):
+            with self.subTest(i=i):
+                self.assertLess(i, 2)
+"#;

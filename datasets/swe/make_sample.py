@@ -67,6 +67,14 @@ SHELF_TEST = {"tests/test_stock.py": (
 SHELF_F2P = ["tests/test_stock.py::test_remove_clamps_at_zero"]
 SHELF_P2P = ["tests/test_stock.py::test_add_and_count", "tests/test_stock.py::test_negative_add_rejected"]
 
+# ledger needs real pytest (a pyproject.toml pytest section with --strict-markers, a
+# conftest hook, caplog): `runner=auto` picks it.
+LEDGER_FIX = {"ledger/__init__.py": ("if amount >= balance:", "if amount > balance:")}
+LEDGER_F2P = ["tests/test_ledger.py::test_withdraw[100-0]"]
+LEDGER_P2P = ["tests/test_ledger.py::test_withdraw[30-70]",
+              "tests/test_ledger.py::test_overdraft_is_refused_and_logged",
+              "tests/test_ledger.py::test_deposit_must_be_positive"]
+
 
 def main():
     gold = diff("calc", CALC_FIX)
@@ -123,6 +131,14 @@ def main():
     rows += [
         dict(id="shelf-gold-with-test-patch", response=diff("shelf", SHELF_FIX), **shelf),
         dict(id="shelf-tampers-with-tests", response=tamper, **shelf),
+    ]
+    ledger = dict(repo="repos/ledger", fail_to_pass=LEDGER_F2P, pass_to_pass=LEDGER_P2P,
+                  problem_statement="Withdrawing the whole balance is refused as an overdraft.")
+    rows += [
+        dict(id="ledger-gold-real-pytest", response=diff("ledger", LEDGER_FIX), **ledger),
+        dict(id="ledger-empty", response="", **ledger),
+        dict(id="ledger-breaks-overdraft", response=diff("ledger", {"ledger/__init__.py": (
+            "if amount >= balance:", "if amount > balance + 1:")}), **ledger),
     ]
     with open(os.path.join(HERE, "sample.jsonl"), "w") as f:
         for row in rows:

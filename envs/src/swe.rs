@@ -21,7 +21,9 @@
 //! Settings (`--config key=value`): `backend` (`wasi`, the default: CPython for WASI
 //! in wasmtime with fuel and memory limits; or `native`: host CPython in bubblewrap,
 //! weaker isolation, for repositories that need C extensions), `python_runtime` and
-//! `memory_mb` (`wasi`),
+//! `memory_mb` (`wasi`), `runner` (`auto`, the default: real pytest from the pinned
+//! wheels when the suite needs it, else the standard-library stand-in; `pytest`;
+//! `builtin`; see `pytest_site.rs`),
 //! `fuzz` (default 2, as GNU patch; SWE-bench's last fallback uses 5), `whitespace`
 //! (whitespace-tolerant fallback, default true), `strip` (`-p` level, guessed when
 //! absent), `timeout_s` (default 120), `python`, `bwrap`, `test_command` (`native`
@@ -29,7 +31,9 @@
 //! read its log whole, as SWE-bench does), `log_chars` (default 2000).
 
 mod backend;
+mod bytecode;
 mod native;
+mod pytest_site;
 mod resolve;
 mod snapshot;
 mod wasi;
@@ -48,6 +52,7 @@ pub use backend::{
     split_log, BackendError, TestBackend, TestJob, TestRun, END_MARKER, RUNNER_PY, SUMMARY_MARKER,
 };
 pub use native::NativeBackend;
+pub use pytest_site::{pinned_wheels, PytestSite, RunnerMode, Wheel, PYTEST_WHEELS};
 pub use snapshot::{copy_snapshot, DiskTree, SnapshotError};
 pub use wasi::WasiBackend;
 
@@ -74,6 +79,9 @@ pub struct SweConfig {
     /// `wasi` only: the guest's memory limit.
     pub memory_mb: u64,
     pub log_chars: usize,
+    /// Who runs the tests: `auto` (real pytest when the suite needs it), `pytest`
+    /// or `builtin` (the standard-library stand-in).
+    pub runner: String,
 }
 
 impl Default for SweConfig {
@@ -90,6 +98,7 @@ impl Default for SweConfig {
             python_runtime: "cpython-3.12".into(),
             memory_mb: 2048,
             log_chars: 2000,
+            runner: "auto".into(),
         }
     }
 }
@@ -121,15 +130,23 @@ impl SweEnv {
                 parsed.timeout_s
             )));
         }
+        let runner = RunnerMode::from_name(&parsed.runner).ok_or_else(|| {
+            invalid(format!(
+                "runner `{}` is not `auto`, `pytest` or `builtin`",
+                parsed.runner
+            ))
+        })?;
         let backend: Box<dyn TestBackend> = match parsed.backend.as_str() {
             "native" => Box::new(
-                NativeBackend::new(&parsed.bwrap, &parsed.python).with_command(
-                    parsed
-                        .test_command
-                        .split_whitespace()
-                        .map(str::to_owned)
-                        .collect(),
-                ),
+                NativeBackend::new(&parsed.bwrap, &parsed.python)
+                    .with_command(
+                        parsed
+                            .test_command
+                            .split_whitespace()
+                            .map(str::to_owned)
+                            .collect(),
+                    )
+                    .with_runner(runner),
             ),
             "wasi" => {
                 let runtime =
@@ -142,7 +159,7 @@ impl SweEnv {
                 if !parsed.test_command.trim().is_empty() {
                     return Err(invalid("test_command needs backend=native".into()));
                 }
-                Box::new(WasiBackend::new(runtime, parsed.memory_mb))
+                Box::new(WasiBackend::new(runtime, parsed.memory_mb).with_runner(runner))
             }
             other => return Err(invalid(format!("unknown backend `{other}` (native, wasi)"))),
         };
@@ -312,6 +329,11 @@ fn edit_details(outcome: &ResponseOutcome) -> Map<String, Value> {
 /// copy's path, temporary folder names and memory addresses.
 fn sanitise_log(log: &str, work: &Path, max_chars: usize) -> String {
     let mut text = log.replace(&work.display().to_string(), "/repo");
+    // Where the sandboxes mount the working copy (real pytest prints absolute
+    // paths): the same text whichever backend ran the tests.
+    for guest in ["/work/", "/tmp/repo/"] {
+        text = text.replace(guest, "/repo/");
+    }
     text = mask_after(
         &text,
         "cascade-tmp-",

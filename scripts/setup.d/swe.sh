@@ -1,7 +1,22 @@
 # shellcheck shell=bash
 # Setup fragment for the `swe` environment, sourced by scripts/setup.
-# The `native` test backend needs bubblewrap (confinement) and python3 (the runner);
-# the applier cross-check script needs GNU patch. Idempotent: check, then install.
+# - Real pytest for the test guests: the pure-Python wheels pinned (name, version,
+#   sha256) in envs/src/swe/pytest_wheels.txt, downloaded from PyPI, checked and
+#   unpacked into $CASCADE_CACHE/runtimes/NAME-VERSION/ by fetch_wheel; the `wasi`
+#   and `native` backends mount them read-only.
+# - The `native` test backend needs bubblewrap (confinement) and python3 (the runner);
+#   the applier cross-check script needs GNU patch.
+# Idempotent: check, then install.
+
+swe_pytest_wheels() {
+    local name version sha
+    while read -r name version sha; do
+        case "$name" in ''|'#'*) continue ;; esac
+        fetch_wheel "$name" "$version" "$sha" >/dev/null
+        [ -f "$CASCADE_CACHE/runtimes/$name-$version/.complete" ] \
+            || fail "swe: the $name==$version wheel did not unpack into $CASCADE_CACHE/runtimes"
+    done < "$CASCADE_ROOT/envs/src/swe/pytest_wheels.txt"
+}
 
 swe_setup() {
     local missing=()
@@ -27,4 +42,5 @@ swe_setup() {
     fi
 }
 
+swe_pytest_wheels
 swe_setup

@@ -9,6 +9,20 @@ use thiserror::Error;
 /// The bundled runner: runs pytest node ids with the standard library only.
 pub const RUNNER_PY: &str = include_str!("runner.py");
 
+/// Runs the ids with real pytest instead; runner.py imports it from its own folder.
+pub const PYTEST_DRIVER_PY: &str = include_str!("pytest_driver.py");
+
+/// Writes the runner, its pytest driver and the ids file into `dir`.
+pub fn write_runner(dir: &Path, tests: &[String]) -> Result<(), BackendError> {
+    std::fs::create_dir_all(dir)
+        .and_then(|_| std::fs::write(dir.join("runner.py"), RUNNER_PY))
+        .and_then(|_| std::fs::write(dir.join("pytest_driver.py"), PYTEST_DRIVER_PY))
+        .and_then(|_| std::fs::write(dir.join("ids.txt"), tests.join("\n")))
+        .map_err(|e| {
+            BackendError::Spawn(format!("cannot write the runner to {}: {e}", dir.display()))
+        })
+}
+
 /// The line after which the runner prints one `STATUS node_id` line per test.
 pub const SUMMARY_MARKER: &str = "=== cascade-runner summary ===";
 

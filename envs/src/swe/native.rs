@@ -16,7 +16,8 @@ use std::sync::OnceLock;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::backend::{BackendError, TestBackend, TestJob, TestRun, RUNNER_PY};
+use super::backend::{write_runner, BackendError, TestBackend, TestJob, TestRun};
+use super::pytest_site::{runner_options, PytestSite, RunnerMode};
 
 /// Where the working copy appears inside the sandbox (on its private tmpfs), so
 /// tracebacks name the same paths on every run.
@@ -32,6 +33,9 @@ pub struct NativeBackend {
     /// A test command to run instead of the bundled runner, as argv; `{tests}` expands
     /// to the test ids, `{python}` to the interpreter.
     command: Vec<String>,
+    mode: RunnerMode,
+    /// The pytest wheels, bound read-only under `/tmp/pytest`.
+    site: Result<PytestSite, String>,
     resolved_python: OnceLock<Result<Interpreter, String>>,
 }
 
@@ -53,8 +57,16 @@ impl NativeBackend {
             bwrap: bwrap.into(),
             python: python.into(),
             command: Vec::new(),
+            mode: RunnerMode::Auto,
+            site: PytestSite::installed("/tmp/pytest"),
             resolved_python: OnceLock::new(),
         }
+    }
+
+    /// Chooses between real pytest and the stand-in for the bundled runner.
+    pub fn with_runner(mut self, mode: RunnerMode) -> Self {
+        self.mode = mode;
+        self
     }
 
     /// Runs `command` (e.g. `python -m pytest -rA {tests}`) instead of the bundled
@@ -64,14 +76,13 @@ impl NativeBackend {
         self
     }
 
-    fn argv(&self, python: &Interpreter, tests: &[String]) -> Vec<String> {
+    fn argv(&self, python: &Interpreter, tests: &[String], options: Vec<String>) -> Vec<String> {
         let exe = python.executable.display().to_string();
         if self.command.is_empty() {
-            return vec![
-                exe,
-                "/tmp/runner/runner.py".into(),
-                "/tmp/runner/ids.txt".into(),
-            ];
+            let mut argv = vec![exe, "/tmp/runner/runner.py".into()];
+            argv.extend(options);
+            argv.push("/tmp/runner/ids.txt".into());
+            return argv;
         }
         let mut argv = Vec::new();
         for part in &self.command {
@@ -131,11 +142,13 @@ impl TestBackend for NativeBackend {
 
     fn run(&self, job: &TestJob<'_>) -> Result<TestRun, BackendError> {
         let python = self.python()?;
+        let options = if self.command.is_empty() {
+            runner_options(self.mode, &self.site).map_err(BackendError::Unavailable)?
+        } else {
+            Vec::new()
+        };
         let runner_dir = job.scratch.join("runner");
-        std::fs::create_dir_all(&runner_dir).map_err(|e| BackendError::Spawn(e.to_string()))?;
-        std::fs::write(runner_dir.join("runner.py"), RUNNER_PY)
-            .and_then(|_| std::fs::write(runner_dir.join("ids.txt"), job.tests.join("\n")))
-            .map_err(|e| BackendError::Spawn(e.to_string()))?;
+        write_runner(&runner_dir, job.tests)?;
         let mut cmd = Command::new(&self.bwrap);
         cmd.args(["--unshare-all", "--die-with-parent", "--new-session"])
             .args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"])
@@ -150,6 +163,11 @@ impl TestBackend for NativeBackend {
             // /tmp) is bound back read-only so the sandbox can still run it.
             if HIDDEN.iter().any(|h| prefix.starts_with(h)) || prefix.starts_with("/tmp") {
                 cmd.arg("--ro-bind").arg(prefix).arg(prefix);
+            }
+        }
+        if let (false, Ok(site)) = (options.is_empty(), &self.site) {
+            for (host, guest) in &site.dirs {
+                cmd.arg("--ro-bind").arg(host).arg(guest);
             }
         }
         cmd.arg("--bind")
@@ -169,7 +187,7 @@ impl TestBackend for NativeBackend {
             .args(["--setenv", "LC_ALL", "C.UTF-8"])
             .args(["--setenv", "TZ", "UTC"])
             .args(["/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1"])
-            .args(self.argv(&python, job.tests))
+            .args(self.argv(&python, job.tests, options))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

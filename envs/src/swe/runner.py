@@ -16,6 +16,11 @@ unittest itself; a failing subTest makes the test fail.
 Usage (cwd = repository root):
     python runner.py IDS_FILE            run the node ids listed one per line
     python runner.py --collect FILE...   print the node ids the files define
+
+With `--pytest DIR:DIR... [--pyc DIR] --mode pytest|auto` before them, the ids run
+with real pytest from those wheel folders instead (pytest_driver.py): always
+(`pytest`), or when the suite uses what the stand-in lacks (`auto`); the stand-in
+remains the fallback when real pytest cannot be imported.
 """
 
 import contextlib
@@ -995,12 +1000,29 @@ def main():
     if len(sys.argv) > 2 and sys.argv[1] == "--root":
         os.chdir(sys.argv[2])
         del sys.argv[1:3]
+    # `--pytest DIR:DIR…` (the wheels of real pytest), `--pyc DIR` (their bytecode)
+    # and `--mode auto|pytest|builtin`: which runner runs the tests.
+    options = {"--pytest": "", "--pyc": "", "--mode": "builtin"}
+    while len(sys.argv) > 2 and sys.argv[1] in options:
+        options[sys.argv[1]] = sys.argv[2]
+        del sys.argv[1:3]
     root = os.getcwd()
     sys.path.insert(0, root)
     if os.path.isdir(os.path.join(root, "src")):
         sys.path.insert(1, os.path.join(root, "src"))
-    sys.modules["pytest"] = make_pytest_module()
     sys.dont_write_bytecode = True
+    if sys.argv[1] != "--collect" and options["--pytest"] and options["--mode"] != "builtin":
+        with open(sys.argv[1], encoding="utf-8") as f:
+            ids = [line.strip() for line in f if line.strip()]
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import pytest_driver
+
+        if options["--mode"] == "pytest" or pytest_driver.needs_real_pytest(ids):
+            paths = options["--pytest"].split(":")
+            if pytest_driver.run(ids, paths, options["--pyc"]):
+                os._exit(0)
+        sys.path.remove(os.path.dirname(os.path.abspath(__file__)))
+    sys.modules["pytest"] = make_pytest_module()
     if sys.argv[1] == "--collect":
         found = collect(sys.argv[2:])
         print(SUMMARY_MARKER)
