@@ -1,6 +1,6 @@
 //! GRPO learns: on single-digit addition scored by the `addition` environment, after a
 //! short supervised warm-up, the mean reward rises clearly (fixed seed). Takes about
-//! 40 s on a busy 2-core machine.
+//! 30 s on a busy 2-core machine (debug build).
 
 use cascade_trainer::rng::SplitMix64;
 use cascade_trainer::toy::bench::ToyTask;
@@ -27,11 +27,11 @@ fn grpo_raises_the_mean_reward_on_single_digit_addition() {
     let last = mean(&rewards[rewards.len() - 25..]);
     eprintln!("greedy accuracy {before:.2} -> {after:.2}; sampled reward first 25 steps {first:.3}, last 25 {last:.3}");
     assert!(
-        before < 0.7,
+        before < 0.85,
         "the warm-up alone must leave room: greedy accuracy {before}"
     );
     assert!(
-        after > 0.95,
+        after >= 0.95 && after > before + 0.1,
         "GRPO must make greedy answers right: {before} -> {after}"
     );
     assert!(
