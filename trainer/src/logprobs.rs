@@ -53,13 +53,13 @@ impl OwnedSequenceBatch {
 pub fn token_logprobs(model: &Transformer, batch: &SequenceBatch) -> (Tensor, Tensor) {
     let l = batch.prompt_ids.size()[1];
     let c = batch.completion_ids.size()[1];
-    // Position t predicts token t+1: positions L-1 .. L+C-2 predict the response, so
-    // the response's last token is never an input (its pass would be thrown away).
-    let inputs = batch.completion_ids.narrow(1, 0, (c - 1).max(0));
-    let inputs_valid = batch.completion_valid.narrow(1, 0, (c - 1).max(0));
-    let ids = Tensor::cat(&[batch.prompt_ids, &inputs], 1);
-    let valid = Tensor::cat(&[batch.prompt_valid, &inputs_valid], 1);
+    let ids = Tensor::cat(&[batch.prompt_ids, batch.completion_ids], 1);
+    let valid = Tensor::cat(&[batch.prompt_valid, batch.completion_valid], 1);
     let hidden = model.forward_hidden(&ids, &valid, None);
+    // Position t predicts token t+1: positions L-1 .. L+C-2 predict the response.
+    // (The last position's pass is wasted; the grouped path below, which GRPO trains
+    // with, skips it. This one keeps it so its rounding, and the supervised warm-ups
+    // and MOPD runs built on it, stay exactly as they were.)
     let logits = model
         .logits(&hidden.narrow(1, l - 1, c))
         .to_kind(Kind::Float);

@@ -158,25 +158,16 @@ impl AdamW {
                 let g = g.to_kind(Kind::Float);
                 let m = &mut self.exp_avg[i];
                 let v = &mut self.exp_avg_sq[i];
-                // torch.optim.AdamW's arithmetic, in as few passes over memory as
-                // libtorch's in-place ops allow: m ← m + (1−β1)(g − m);
-                // v ← β2·v + (1−β2)·g²; p ← p − lr/(1−β1ᵗ) · m / (√v/√(1−β2ᵗ) + ε).
-                let _ = m.lerp_(&g, 1.0 - c.beta1);
+                let _ = m.g_mul_scalar_(c.beta1).g_add_(&(&g * (1.0 - c.beta1)));
                 let _ = v
                     .g_mul_scalar_(c.beta2)
-                    .addcmul_(&(&g * (1.0 - c.beta2)), &g);
+                    .g_add_(&(g.square() * (1.0 - c.beta2)));
                 if c.weight_decay > 0.0 {
                     let _ = p.g_mul_scalar_(1.0 - lr * c.weight_decay);
                 }
-                let mut denom = v.sqrt();
-                let _ = denom.g_div_scalar_(bias2.sqrt()).g_add_scalar_(c.eps);
-                let mut step = &*m * (-lr / bias1);
-                if p.kind() == Kind::Float {
-                    let _ = p.addcdiv_(&step, &denom);
-                } else {
-                    let _ = step.g_div_(&denom);
-                    let _ = p.g_add_(&step.to_kind(p.kind()));
-                }
+                let denom = (v.sqrt() / bias2.sqrt()) + c.eps;
+                let update = (&*m / &denom) * (lr / bias1);
+                let _ = p.g_sub_(&update.to_kind(p.kind()));
             }
         });
     }

@@ -27,7 +27,7 @@ fn grpo_raises_the_mean_reward_on_single_digit_addition() {
     let last = mean(&rewards[rewards.len() - 25..]);
     eprintln!("greedy accuracy {before:.2} -> {after:.2}; sampled reward first 25 steps {first:.3}, last 25 {last:.3}");
     assert!(
-        before < 0.85,
+        before < 0.7,
         "the warm-up alone must leave room: greedy accuracy {before}"
     );
     assert!(
