@@ -1,22 +1,31 @@
 #!/usr/bin/env bash
 # Issue 7's toy GRPO task, run by cascade and then by TRL on the same warmed-up model
-# and the same data, in one go; prints both reward curves and steps/s.
+# and the same data, in one go; prints both reward curves and steps/s. Then replays a
+# 20-step cascade run through TRL's update (trl_grpo_replay.py) to show both take the
+# same GRPO step from the same batch.
 #
-#   scripts/compare/trl_grpo.sh [STEPS]      # default 800
+#   scripts/compare/trl_grpo.sh [STEPS] [SEED]     # default 800 steps, GRPO seed 0
 #
-# Installs TRL into its own cache venv on first use (scripts/setup.d/trainer.sh).
+# Both run with one intra-op thread (the faster setting for this tiny model on both
+# sides). Installs TRL into its own cache venv on first use (scripts/setup.d/trainer.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 steps="${1:-800}"
+seed="${2:-0}"
 # shellcheck source=scripts/setup
 source scripts/setup
 install_trl_venv
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-say "cascade bench-grpo ($steps steps), saving the warmed-up model for TRL"
-cargo run -q --release --bin cascade -- bench-grpo --steps "$steps" --save-warm-model "$work/warm" | tee "$work/cascade.txt"
+cargo build -q --release --bin cascade
+cascade="${CARGO_TARGET_DIR:-target}/release/cascade"
+say "cascade bench-grpo ($steps steps, GRPO seed $seed), saving the warmed-up model for TRL"
+"$cascade" bench-grpo --steps "$steps" --grpo-seed "$seed" --every 100 --save-warm-model "$work/warm" | tee "$work/cascade.txt"
 say "TRL $TRL_VERSION GRPOTrainer on the same model and data"
-"$CASCADE_TRL_VENV/bin/python" scripts/compare/trl_grpo.py --model "$work/warm" --steps "$steps" | tee "$work/trl.txt"
+"$CASCADE_TRL_VENV/bin/python" scripts/compare/trl_grpo.py --model "$work/warm" --steps "$steps" --seed "$seed" --every 100 --threads 1 | tee "$work/trl.txt"
+say "the same 20 GRPO steps through cascade's and TRL's update"
+"$cascade" bench-grpo --steps 20 --grpo-seed "$seed" --save-warm-model "$work/w20" --save-final-model "$work/f20" --metrics "$work/m20.jsonl" >/dev/null
+"$CASCADE_TRL_VENV/bin/python" scripts/compare/trl_grpo_replay.py --warm "$work/w20" --final "$work/f20" --metrics "$work/m20.jsonl" 2>/dev/null
 echo
 echo "== cascade: $(grep 'steps/s' "$work/cascade.txt")"
 echo "== TRL:     $(grep 'steps/s' "$work/trl.txt")"

@@ -57,6 +57,9 @@ pub fn token_logprobs(model: &Transformer, batch: &SequenceBatch) -> (Tensor, Te
     let valid = Tensor::cat(&[batch.prompt_valid, batch.completion_valid], 1);
     let hidden = model.forward_hidden(&ids, &valid, None);
     // Position t predicts token t+1: positions L-1 .. L+C-2 predict the response.
+    // (The last position's pass is wasted; the grouped path below, which GRPO trains
+    // with, skips it. This one keeps it so its rounding, and the supervised warm-ups
+    // and MOPD runs built on it, stay exactly as they were.)
     let logits = model
         .logits(&hidden.narrow(1, l - 1, c))
         .to_kind(Kind::Float);
@@ -94,13 +97,18 @@ pub fn token_logprobs_grouped(
     let last_prompt = prompt_hidden
         .narrow(1, prompt_hidden.size()[1] - 1, 1)
         .repeat_interleave_self_int(group, 0, None);
-    let completion_hidden = model.forward_hidden(
-        batch.completion_ids,
-        batch.completion_valid,
-        Some(&mut cache),
-    );
-    // Position t predicts token t+1: the prompt's last position, then the response's first C-1.
-    let hidden = Tensor::cat(&[last_prompt, completion_hidden.narrow(1, 0, c - 1)], 1);
+    // Position t predicts token t+1: the prompt's last position, then the response's
+    // first C-1 (the last response token is never an input, so it is not run).
+    let hidden = if c > 1 {
+        let completion_hidden = model.forward_hidden(
+            &batch.completion_ids.narrow(1, 0, c - 1),
+            &batch.completion_valid.narrow(1, 0, c - 1),
+            Some(&mut cache),
+        );
+        Tensor::cat(&[last_prompt, completion_hidden], 1)
+    } else {
+        last_prompt.narrow(1, 0, c) // c is 0 or 1
+    };
     let logits = model.logits(&hidden).to_kind(Kind::Float);
     let logp_all = logits.log_softmax(-1, Kind::Float);
     let logp = logp_all

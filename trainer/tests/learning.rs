@@ -1,6 +1,6 @@
 //! GRPO learns: on single-digit addition scored by the `addition` environment, after a
 //! short supervised warm-up, the mean reward rises clearly (fixed seed). Takes about
-//! 40 s on a busy 2-core machine.
+//! 30 s on a busy 2-core machine (debug build).
 
 use cascade_trainer::rng::SplitMix64;
 use cascade_trainer::toy::bench::ToyTask;
@@ -31,7 +31,7 @@ fn grpo_raises_the_mean_reward_on_single_digit_addition() {
         "the warm-up alone must leave room: greedy accuracy {before}"
     );
     assert!(
-        after > 0.95,
+        after >= 0.95 && after > before + 0.1,
         "GRPO must make greedy answers right: {before} -> {after}"
     );
     assert!(

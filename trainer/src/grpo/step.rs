@@ -53,11 +53,27 @@ pub struct StepStats {
     pub response_len_mean: f64,
     pub entropy_mean: f64,
     pub grad_norm: f64,
+    /// Largest `|log π_θ − log π_sampling|` over the response tokens. Strictly on-policy
+    /// the two are the same policy (importance ratio exactly 1), so this is float
+    /// rounding; anything larger means sampling and training disagree (a bug).
+    pub logprob_drift_max: f64,
     pub lr: f64,
     pub sampling_tokens_per_s: f64,
     pub training_tokens_per_s: f64,
     pub reward_wait_s: f64,
     pub step_s: f64,
+    /// The step's prompts, responses and rewards, for replaying it elsewhere (the TRL
+    /// equivalence check); not part of the metrics file.
+    #[serde(skip)]
+    pub rollout: Rollout,
+}
+
+/// What one step trained on: rows are `group_size` responses per prompt, in order.
+#[derive(Debug, Clone, Default)]
+pub struct Rollout {
+    pub prompts: Vec<Vec<i64>>,
+    pub completions: Vec<Vec<i64>>,
+    pub rewards: Vec<f64>,
 }
 
 /// Scores row `i` of the batch given its response ids; must be thread-safe.
@@ -159,6 +175,7 @@ pub fn grpo_step(
     let micro = cfg.micro_batch.max(1) as i64;
     let shared = micro % group == 0;
     let mut entropy_sum = 0.0;
+    let mut drift_max = 0.0f64;
     let mut train_tokens = 0.0;
     if num_tokens > 0 {
         let mut start_row = 0;
@@ -172,10 +189,11 @@ pub fn grpo_step(
                 } else {
                     token_logprobs(policy, &view)
                 };
-                entropy_sum += f64::try_from(
-                    (entropy * part.completion_valid.to_kind(Kind::Float)).sum(Kind::Float),
-                )
-                .unwrap_or(0.0);
+                let valid = part.completion_valid.to_kind(Kind::Float);
+                entropy_sum += f64::try_from((entropy * &valid).sum(Kind::Float)).unwrap_or(0.0);
+                let sampled = generation.sampling_logprobs.narrow(0, start_row, len);
+                let drift = ((logp.detach() - sampled).abs() * &valid).max();
+                drift_max = drift_max.max(f64::try_from(drift).unwrap_or(f64::NAN));
                 let ref_part = ref_logp.as_ref().map(|r| r.narrow(0, start_row, len));
                 policy_loss(
                     &logp,
@@ -199,7 +217,7 @@ pub fn grpo_step(
         optimizer.step(lr);
     }
     let train_s = train_start.elapsed().as_secs_f64() - reward_wait_s;
-    stats(
+    let mut stats = stats(
         &generation,
         &rewards,
         &adv,
@@ -213,7 +231,14 @@ pub fn grpo_step(
         grad_norm,
         lr,
         train_tokens,
-    )
+    );
+    stats.logprob_drift_max = drift_max;
+    stats.rollout = Rollout {
+        prompts: prompts.to_vec(),
+        completions: generation.completions,
+        rewards,
+    };
+    stats
 }
 
 /// Group advantages when unfinished responses are filtered: each group's mean and
@@ -273,11 +298,13 @@ fn stats(
         response_len_mean: tokens / n,
         entropy_mean,
         grad_norm,
+        logprob_drift_max: 0.0,
         lr,
         sampling_tokens_per_s: tokens / t.sample_s.max(1e-9),
         training_tokens_per_s: train_tokens / t.train_s.max(1e-9),
         reward_wait_s: t.reward_wait_s,
         step_s: t.total_s,
+        rollout: Rollout::default(),
     }
 }
 

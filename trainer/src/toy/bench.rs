@@ -188,24 +188,32 @@ impl ToyTask {
 
 #[derive(Debug, Clone)]
 pub struct BenchConfig {
+    /// Seeds the model's initialisation and the warm-up (and GRPO unless `grpo_seed`).
     pub seed: u64,
+    /// Seeds GRPO's problems and sampling on its own, so several GRPO runs can start
+    /// from one warmed-up model (as the TRL comparison's seeds do).
+    pub grpo_seed: Option<u64>,
     pub warmup_steps: usize,
     pub warmup_lr: f64,
     pub steps: usize,
     pub lr: f64,
     /// Where to save the warmed-up model (the TRL script starts from it).
     pub save_warm_model: Option<PathBuf>,
+    /// Where to save the model after GRPO.
+    pub save_final_model: Option<PathBuf>,
 }
 
 impl Default for BenchConfig {
     fn default() -> Self {
         Self {
             seed: 0,
+            grpo_seed: None,
             warmup_steps: 100,
             warmup_lr: 1e-3,
             steps: 800,
             lr: 5e-4,
             save_warm_model: None,
+            save_final_model: None,
         }
     }
 }
@@ -222,6 +230,9 @@ pub struct BenchReport {
     /// Greedy accuracy over all 100 problems after warm-up and after GRPO.
     pub eval_before: f64,
     pub eval_after: f64,
+    /// Largest `|log π_θ − log π_sampling|` seen on any response token of the run:
+    /// float rounding when training is strictly on-policy (ratio 1).
+    pub logprob_drift_max: f64,
 }
 
 impl BenchReport {
@@ -247,21 +258,33 @@ pub fn run(
         model.save(path, usize::MAX)?;
     }
     let eval_before = task.eval(&model)?;
-    let (mut sample_tps, mut train_tps) = (0.0, 0.0);
+    let grpo_seed = match cfg.grpo_seed {
+        Some(seed) => {
+            // A stream of its own, unrelated to the warm-up's.
+            rng = SplitMix64::new(seed ^ 0x6772_706f_5f73_6565);
+            seed
+        }
+        None => cfg.seed,
+    };
+    let (mut sample_tps, mut train_tps, mut drift) = (0.0, 0.0, 0.0f64);
     let start = Instant::now();
     let rewards = task.grpo(
         &model,
         &mut rng,
         cfg.steps,
         cfg.lr,
-        cfg.seed,
+        grpo_seed,
         |step, stats| {
             sample_tps += stats.sampling_tokens_per_s;
             train_tps += stats.training_tokens_per_s;
+            drift = drift.max(stats.logprob_drift_max);
             on_step(step, stats);
         },
     )?;
     let secs = start.elapsed().as_secs_f64();
+    if let Some(path) = &cfg.save_final_model {
+        model.save(path, usize::MAX)?;
+    }
     let n = cfg.steps.max(1) as f64;
     Ok(BenchReport {
         steps: cfg.steps,
@@ -272,5 +295,6 @@ pub fn run(
         eval_after: task.eval(&model)?,
         eval_before,
         rewards,
+        logprob_drift_max: drift,
     })
 }
