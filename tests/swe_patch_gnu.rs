@@ -23,29 +23,14 @@ use std::path::Path;
 use std::process::Command;
 
 use cascade_verifiers::patch::{apply_patch, parse_patch, ApplyOptions};
-
-/// splitmix64: a fixed-seed generator, so the corpus is the same on every machine.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use cascade_verifiers::seeded::SplitMix64;
 
 const WORDS: [&str; 12] = [
     "return x", "pass", "x += 1", "if a:", "else:", "", "def f():", "y = g(x)", "# note",
     "print(y)", "i = 0", "break",
 ];
 
-fn random_line(rng: &mut Rng) -> String {
+fn random_line(rng: &mut SplitMix64) -> String {
     // Few distinct lines, so context is often ambiguous and offsets matter.
     if rng.below(3) == 0 {
         WORDS[rng.below(WORDS.len())].to_owned()
@@ -54,7 +39,7 @@ fn random_line(rng: &mut Rng) -> String {
     }
 }
 
-fn edit(rng: &mut Rng, lines: &[String]) -> Vec<String> {
+fn edit(rng: &mut SplitMix64, lines: &[String]) -> Vec<String> {
     let mut out = lines.to_vec();
     for _ in 0..1 + rng.below(4) {
         let at = rng.below(out.len() + 1);
@@ -70,7 +55,7 @@ fn edit(rng: &mut Rng, lines: &[String]) -> Vec<String> {
     out
 }
 
-fn drift(rng: &mut Rng, lines: &[String]) -> Vec<String> {
+fn drift(rng: &mut SplitMix64, lines: &[String]) -> Vec<String> {
     let mut out = lines.to_vec();
     match rng.below(4) {
         0 => {}
@@ -129,7 +114,7 @@ fn gnu_apply(dir: &Path, target: &str, diff: &str) -> Option<String> {
 #[test]
 fn applier_agrees_with_gnu_patch() {
     let dir = tempfile::tempdir().unwrap();
-    let mut rng = Rng(20_240_611);
+    let mut rng = SplitMix64::new(20_240_611);
     let cases = 300;
     let (mut both_ok, mut both_fail, mut only_ours, mut only_gnu, mut differ) = (0, 0, 0, 0, 0);
     let mut samples = Vec::new();

@@ -31,6 +31,7 @@ pub mod output;
 pub mod patch;
 pub mod reward;
 pub mod sample;
+pub mod seeded;
 pub mod testlog;
 pub mod verifier;
 

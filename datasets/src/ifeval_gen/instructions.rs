@@ -3,8 +3,8 @@
 
 use serde_json::{json, Value};
 
-use super::rng::Rng;
 use super::tasks::WORDS;
+use cascade_verifiers::seeded::SplitMix64;
 
 /// Ids the generator draws from: all 25 IFEval ids.
 pub use cascade_verifiers::ifeval::IDS;
@@ -115,14 +115,14 @@ pub fn conflicts(a: &str, b: &str) -> bool {
             .any(|&(x, y)| (x == a && y == b) || (x == b && y == a))
 }
 
-fn relation(rng: &mut Rng) -> &'static str {
+fn relation(rng: &mut SplitMix64) -> &'static str {
     const RELATIONS: [&str; 2] = ["less than", "at least"];
-    RELATIONS[rng.below(2) as usize]
+    RELATIONS[rng.below(2)]
 }
 
 /// A threshold for `relation`: "less than" never gets the bare minimum, which
 /// would ask for nothing at all.
-fn threshold(rng: &mut Rng, relation: &str, lo: u64, hi: u64) -> u64 {
+fn threshold(rng: &mut SplitMix64, relation: &str, lo: u64, hi: u64) -> u64 {
     if relation == "less than" {
         rng.range(lo + 1, hi + 1)
     } else {
@@ -138,7 +138,7 @@ fn py_list(items: &[&str]) -> String {
 
 /// Draws arguments for `id` and renders its description. `task` is the base
 /// request (the text `combination:repeat_prompt` asks to repeat).
-pub fn draw(id: &str, rng: &mut Rng, task: &str) -> (Value, String) {
+pub fn draw(id: &str, rng: &mut SplitMix64, task: &str) -> (Value, String) {
     match id {
         "keywords:existence" => {
             let mut words = vec![*rng.pick(WORDS), *rng.pick(WORDS)];

@@ -7,24 +7,23 @@
 //! title, …) are never drawn together. Same `(count, seed)`, same bytes.
 
 mod instructions;
-mod rng;
 mod tasks;
 
 use serde_json::{json, Value};
 
+use cascade_verifiers::seeded::SplitMix64;
 pub use instructions::{conflicts, IDS};
-use rng::Rng;
 pub use tasks::BASE_TASKS;
 
 /// One generated row, in IFEval's layout plus the `id` cascade scores by.
-fn generate_row(rng: &mut Rng, index: usize, seed: u64) -> Value {
+fn generate_row(rng: &mut SplitMix64, index: usize, seed: u64) -> Value {
     let task = *rng.pick(BASE_TASKS);
     let wanted = rng.range(1, 3) as usize;
     let mut ids: Vec<&str> = Vec::with_capacity(wanted);
     // Draw in a shuffled order and keep each id compatible with those kept.
     let mut pool: Vec<&str> = IDS.to_vec();
     while ids.len() < wanted && !pool.is_empty() {
-        let id = pool.swap_remove(rng.below(pool.len() as u64) as usize);
+        let id = pool.swap_remove(rng.below(pool.len()));
         if ids.iter().all(|kept| !conflicts(kept, id)) {
             ids.push(id);
         }
@@ -48,7 +47,7 @@ fn generate_row(rng: &mut Rng, index: usize, seed: u64) -> Value {
 
 /// `count` rows from `seed`.
 pub fn generate(count: usize, seed: u64) -> Vec<Value> {
-    let mut rng = Rng::new(seed);
+    let mut rng = SplitMix64::new(seed);
     (0..count)
         .map(|i| generate_row(&mut rng, i, seed))
         .collect()

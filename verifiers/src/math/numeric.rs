@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use super::expr::{Constant, Expr, Func};
 use super::limits::{Budget, LimitHit, MAX_DEPTH};
+use crate::seeded::SplitMix64;
 
 /// How many assignments of the free variables are tried.
 pub const POINTS: usize = 5;
@@ -31,11 +32,11 @@ pub fn compare(a: &Expr, b: &Expr, budget: &mut Budget) -> Result<NumericVerdict
     let mut names = BTreeMap::new();
     collect_vars(a, &mut names);
     collect_vars(b, &mut names);
-    let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+    let mut points = SplitMix64::new(0x9E37_79B9_7F4A_7C15);
     for _ in 0..POINTS {
         let env: BTreeMap<String, f64> = names
             .keys()
-            .map(|n| (n.clone(), 0.5 + 2.5 * next_unit(&mut seed)))
+            .map(|n| (n.clone(), 0.5 + 2.5 * points.unit()))
             .collect();
         let (Some(x), Some(y)) = (eval(a, &env, budget, 0)?, eval(b, &env, budget, 0)?) else {
             return Ok(NumericVerdict::Unusable);
@@ -60,16 +61,6 @@ pub fn constant_value(e: &Expr, budget: &mut Budget) -> Option<f64> {
 
 fn usable(v: f64) -> bool {
     v == 0.0 || (v.is_finite() && v.abs() > 1e-250 && v.abs() < 1e250)
-}
-
-/// A uniform value in `[0, 1)` from a SplitMix64 step.
-fn next_unit(state: &mut u64) -> f64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^= z >> 31;
-    (z >> 11) as f64 / (1u64 << 53) as f64
 }
 
 fn collect_vars(e: &Expr, out: &mut BTreeMap<String, ()>) {
