@@ -108,7 +108,16 @@ pub fn supervised_warmup(
                 Ok(ids)
             })
             .collect::<Result<Vec<_>, TokenizerError>>()?;
-        last = supervised_step(model, optimizer, &prompts, &answers, tokenizer.pad_id, lr, 1.0).loss;
+        last = supervised_step(
+            model,
+            optimizer,
+            &prompts,
+            &answers,
+            tokenizer.pad_id,
+            lr,
+            1.0,
+        )
+        .loss;
     }
     Ok(last)
 }
