@@ -313,3 +313,50 @@ fn tiny_recipe_table_shows_learning_forgetting_and_recovery() {
     let loss = |m: &Value| m["loss"].as_f64().unwrap_or(f64::NAN);
     assert!(loss(&sft[sft.len() - 1]) < loss(&sft[0]) / 4.0);
 }
+
+/// An SFT stage replays exactly when redone (`--from`): same losses step by step,
+/// same record, and the GRPO stage after it sees the same policy.
+#[test]
+fn an_sft_stage_redone_replays_exactly() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let toy = Path::new(env!("CARGO_MANIFEST_DIR")).join("../recipes/toy.toml");
+    let text = std::fs::read_to_string(&toy).expect("toy.toml");
+    let first_stage = text.find("[[stage]]").expect("a stage");
+    let text = format!(
+        "{}[[stage]]\nname = \"sft\"\nalgorithm = \"sft\"\nsteps = 4\nlr = 1e-4\nprompts_per_step = 8\n[[stage.env]]\nname = \"addition\"\ndataset = \"../trainer/assets/addition/train.jsonl\"\ntarget = \"answer\"\n\n{}",
+        &text[..first_stage],
+        &text[first_stage..]
+    )
+    .replacen("steps = 20", "steps = 2", 2)
+    .replacen("steps = 10", "steps = 2", 1);
+    let recipe = Recipe::parse(&text, &toy).expect("recipe");
+    let out = tempfile::tempdir().expect("temp dir");
+    let go = |resume: Resume| {
+        run(
+            &recipe,
+            &Registry::discover().expect("registry"),
+            &RunOptions {
+                output: out.path().to_owned(),
+                resume,
+            },
+            &mut Vec::new(),
+        )
+        .expect("run")
+    };
+    let losses = || {
+        metrics(out.path())
+            .iter()
+            .filter(|m| m["stage"] == "sft")
+            .map(|m| m["loss"].as_f64())
+            .collect::<Vec<_>>()
+    };
+    let first = go(Resume::Fresh);
+    let first_losses = losses();
+    assert_eq!(first_losses.len(), 4);
+    assert!(first_losses.iter().all(Option::is_some));
+    assert_eq!(first.stages[1].stage, "sft");
+    assert_eq!(first.stages[1].algorithm, "sft");
+    let again = go(Resume::From("sft".into()));
+    assert_eq!(first, again, "same record");
+    assert_eq!(first_losses, losses(), "same losses step by step");
+}
