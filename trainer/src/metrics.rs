@@ -70,6 +70,7 @@ impl MetricsLog {
             let main = figure("reward_mean")
                 .map(|r| format!("reward {r:.3}"))
                 .or_else(|| figure("advantage_mean").map(|a| format!("advantage {a:+.4}")))
+                .or_else(|| figure("loss").map(|l| format!("loss {l:.4}")))
                 .unwrap_or_default();
             let filled = (step + 1) * 30 / total.max(1);
             eprint!(

@@ -2,6 +2,11 @@
 //! stage, and the ordered stages with their environments, hyperparameters and own
 //! evaluation sets.
 //!
+//! Algorithms: `grpo`, `mopd`, and `sft` (supervised warm-up on the reference
+//! responses in each env's `target` row field; it takes no sampling keys). An `sft`
+//! stage is an ordinary stage: checkpointed, evaluated, resumable, a possible MOPD
+//! teacher.
+//!
 //! Eval sets: `[[eval]]` at the top level and `[[stage.eval]]` inside a stage (the
 //! benchmark of the domain that stage trains, declared next to it) form one list of
 //! domains. Every domain in it is scored after the base model and after every stage,
@@ -46,6 +51,8 @@ fn invalid(key: impl Into<String>, message: impl Into<String>) -> RecipeError {
 pub enum Algorithm {
     Grpo,
     Mopd,
+    /// Supervised fine-tuning on reference responses (a warm-up before RL).
+    Sft,
 }
 
 impl Algorithm {
@@ -53,6 +60,7 @@ impl Algorithm {
         match self {
             Algorithm::Grpo => "grpo",
             Algorithm::Mopd => "mopd",
+            Algorithm::Sft => "sft",
         }
     }
 }
@@ -129,6 +137,8 @@ pub struct StageEnv {
     pub dataset: String,
     #[serde(default)]
     pub config: toml::Table,
+    /// SFT stages: the row field holding the reference response to learn.
+    pub target: Option<String>,
 }
 
 impl StageEnv {
@@ -152,8 +162,13 @@ pub struct Stage {
     pub skip: bool,
     pub steps: usize,
     pub lr: f64,
+    /// Prompts drawn per step (SFT: rows per step).
     pub prompts_per_step: usize,
+    /// Responses sampled per prompt (GRPO, MOPD; SFT stages do not sample).
+    #[serde(default)]
     pub group_size: usize,
+    /// Sampling cap (GRPO, MOPD).
+    #[serde(default)]
     pub max_new_tokens: usize,
     #[serde(default = "one")]
     pub temperature: f64,
@@ -394,11 +409,28 @@ impl Recipe {
                     ),
                 ));
             }
-            if s.group_size == 0 {
-                return Err(invalid(key("group_size"), "must be at least 1"));
-            }
-            if s.max_new_tokens == 0 {
-                return Err(invalid(key("max_new_tokens"), "must be at least 1"));
+            if s.algorithm == Algorithm::Sft {
+                // SFT reads reference responses; a sampling setting would do nothing,
+                // so it is more likely a stage declared with the wrong algorithm.
+                for (set, k) in [
+                    (s.group_size != 0, "group_size"),
+                    (s.max_new_tokens != 0, "max_new_tokens"),
+                    (s.kl != 0.0, "kl"),
+                ] {
+                    if set {
+                        return Err(invalid(
+                            key(k),
+                            "SFT stages do not sample; remove the key or use `grpo`/`mopd`",
+                        ));
+                    }
+                }
+            } else {
+                if s.group_size == 0 {
+                    return Err(invalid(key("group_size"), "must be at least 1"));
+                }
+                if s.max_new_tokens == 0 {
+                    return Err(invalid(key("max_new_tokens"), "must be at least 1"));
+                }
             }
             if s.temperature.is_nan() || s.temperature < 0.0 {
                 return Err(invalid(
@@ -447,6 +479,24 @@ impl Recipe {
                     ));
                 }
                 self.check_dataset(&format!("{ek}.dataset"), &e.dataset)?;
+                match (&e.target, s.algorithm) {
+                    (None, Algorithm::Sft) => {
+                        return Err(invalid(
+                            format!("{ek}.target"),
+                            "an SFT stage's env needs `target`: the row field holding the reference response",
+                        ))
+                    }
+                    (Some(t), Algorithm::Sft) if t.is_empty() => {
+                        return Err(invalid(format!("{ek}.target"), "must not be empty"))
+                    }
+                    (Some(_), Algorithm::Grpo | Algorithm::Mopd) => {
+                        return Err(invalid(
+                            format!("{ek}.target"),
+                            "only SFT stages read a reference response",
+                        ))
+                    }
+                    _ => {}
+                }
                 stage_domains.push(e.domain().to_owned());
             }
             if s.algorithm == Algorithm::Mopd {

@@ -192,3 +192,48 @@ fn stage_eval_sets_join_the_run_and_are_checked_by_key() {
     );
     check(&skipped).expect("skipped stage");
 }
+
+#[test]
+fn sft_stages_need_a_target_and_take_no_sampling_keys() {
+    let sft = GOOD.replacen(
+        "algorithm = \"grpo\"\nsteps = 2\nlr = 1e-4\nprompts_per_step = 2\ngroup_size = 4\nmax_new_tokens = 4\n[[stage.env]]\nname = \"addition\"\ndataset = \"DATA\"",
+        "algorithm = \"sft\"\nsteps = 2\nlr = 1e-4\nprompts_per_step = 2\n[[stage.env]]\nname = \"addition\"\ndataset = \"DATA\"\ntarget = \"answer\"",
+        1,
+    );
+    assert_ne!(sft, GOOD, "the replacement applied");
+    check(&sft).expect("an sft stage with a target is fine");
+    fails_with(
+        &sft.replacen("target = \"answer\"", "", 1),
+        "stage[0].env[0].target",
+    );
+    fails_with(
+        &sft.replacen(
+            "prompts_per_step = 2\n[[stage.env]]",
+            "prompts_per_step = 2\ngroup_size = 4\n[[stage.env]]",
+            1,
+        ),
+        "stage[0].group_size",
+    );
+    fails_with(
+        &sft.replacen(
+            "prompts_per_step = 2\n[[stage.env]]",
+            "prompts_per_step = 2\nmax_new_tokens = 4\n[[stage.env]]",
+            1,
+        ),
+        "stage[0].max_new_tokens",
+    );
+    // A GRPO stage reading a reference response is a mistake, not a silent no-op.
+    fails_with(
+        &GOOD.replacen(
+            "dataset = \"DATA\"\n\n[[stage]]\nname = \"m\"",
+            "dataset = \"DATA\"\ntarget = \"answer\"\n\n[[stage]]\nname = \"m\"",
+            1,
+        ),
+        "stage[0].env[0].target",
+    );
+    // GRPO and MOPD still need their sampling keys.
+    fails_with(
+        &GOOD.replacen("max_new_tokens = 4\n", "", 1),
+        "stage[0].max_new_tokens",
+    );
+}

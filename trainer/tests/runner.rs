@@ -1,6 +1,8 @@
 //! The stage runner end to end on the toy recipe: the SPEC's output layout, and a run
 //! killed mid-stage (SIGKILL, in a child process) that resumes to exactly the record
-//! and metrics of an uninterrupted run, with no step lost or repeated.
+//! and metrics of an uninterrupted run, with no step lost or repeated. And the main
+//! job, `recipes/tiny.toml`, whose table must show learning, forgetting and MOPD
+//! recovery in the math column.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -240,4 +242,121 @@ fn a_stage_eval_set_is_scored_after_every_stage() {
             );
         }
     }
+}
+
+/// The main job's math column (recipes/tiny.toml as shipped, minus the code and SWE
+/// stages, which cannot move it): the SFT warm-up lifts math from 0, GRPO on the math
+/// reward raises it further, IF-RL lowers it (forgetting), and MOPD from the best
+/// earlier math checkpoint (math-rl) brings most of it back. About 50 s.
+#[test]
+fn tiny_recipe_table_shows_learning_forgetting_and_recovery() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../recipes/tiny.toml");
+    let mut recipe = Recipe::load(&path).expect("tiny.toml");
+    for stage in &mut recipe.stages {
+        if stage.name == "code-rl" || stage.name == "swe-rl" {
+            stage.skip = true;
+        }
+    }
+    let out = tempfile::tempdir().expect("temp dir");
+    let mut table = Vec::new();
+    let record = run(
+        &recipe,
+        &Registry::discover().expect("registry"),
+        &RunOptions {
+            output: out.path().to_owned(),
+            resume: Resume::Fresh,
+        },
+        &mut table,
+    )
+    .expect("run");
+    let table = String::from_utf8_lossy(&table);
+    let math = |stage: &str| {
+        record
+            .stages
+            .iter()
+            .find(|s| s.stage == stage)
+            .and_then(|s| s.scores.get("math").copied())
+            .unwrap_or_else(|| panic!("no math score for {stage}:\n{table}"))
+    };
+    assert_eq!(math("base"), 0.0, "{table}");
+    assert!(math("sft") >= 0.2, "warm-up learns:\n{table}");
+    assert!(math("math-rl") > math("sft"), "GRPO raises math:\n{table}");
+    assert!(
+        math("if-rl") < math("math-rl") - 0.1,
+        "IF-RL makes math drop:\n{table}"
+    );
+    let mopd = record
+        .stages
+        .iter()
+        .find(|s| s.stage == "mopd")
+        .expect("mopd");
+    assert_eq!(
+        mopd.teachers.get("math").map(String::as_str),
+        Some("math-rl"),
+        "{table}"
+    );
+    let gap = math("math-rl") - math("if-rl");
+    assert!(
+        math("mopd") >= math("if-rl") + 0.5 * gap,
+        "MOPD recovers at least half the gap:\n{table}"
+    );
+    // The SFT stage is logged like the others: one line per step with its loss.
+    let sft: Vec<Value> = metrics(out.path())
+        .into_iter()
+        .filter(|m| m["stage"] == "sft")
+        .collect();
+    assert_eq!(sft.len(), recipe.stages[0].steps);
+    assert!(sft
+        .iter()
+        .all(|m| m["algorithm"] == "sft" && m["loss"].is_number()));
+    let loss = |m: &Value| m["loss"].as_f64().unwrap_or(f64::NAN);
+    assert!(loss(&sft[sft.len() - 1]) < loss(&sft[0]) / 4.0);
+}
+
+/// An SFT stage replays exactly when redone (`--from`): same losses step by step,
+/// same record, and the GRPO stage after it sees the same policy.
+#[test]
+fn an_sft_stage_redone_replays_exactly() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let toy = Path::new(env!("CARGO_MANIFEST_DIR")).join("../recipes/toy.toml");
+    let text = std::fs::read_to_string(&toy).expect("toy.toml");
+    let first_stage = text.find("[[stage]]").expect("a stage");
+    let text = format!(
+        "{}[[stage]]\nname = \"sft\"\nalgorithm = \"sft\"\nsteps = 4\nlr = 1e-4\nprompts_per_step = 8\n[[stage.env]]\nname = \"addition\"\ndataset = \"../trainer/assets/addition/train.jsonl\"\ntarget = \"answer\"\n\n{}",
+        &text[..first_stage],
+        &text[first_stage..]
+    )
+    .replacen("steps = 20", "steps = 2", 2)
+    .replacen("steps = 10", "steps = 2", 1);
+    let recipe = Recipe::parse(&text, &toy).expect("recipe");
+    let out = tempfile::tempdir().expect("temp dir");
+    let go = |resume: Resume| {
+        run(
+            &recipe,
+            &Registry::discover().expect("registry"),
+            &RunOptions {
+                output: out.path().to_owned(),
+                resume,
+            },
+            &mut Vec::new(),
+        )
+        .expect("run")
+    };
+    let losses = || {
+        metrics(out.path())
+            .iter()
+            .filter(|m| m["stage"] == "sft")
+            .map(|m| m["loss"].as_f64())
+            .collect::<Vec<_>>()
+    };
+    let first = go(Resume::Fresh);
+    let first_losses = losses();
+    assert_eq!(first_losses.len(), 4);
+    assert!(first_losses.iter().all(Option::is_some));
+    assert_eq!(first.stages[1].stage, "sft");
+    assert_eq!(first.stages[1].algorithm, "sft");
+    let again = go(Resume::From("sft".into()));
+    assert_eq!(first, again, "same record");
+    assert_eq!(first_losses, losses(), "same losses step by step");
 }

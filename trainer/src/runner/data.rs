@@ -17,6 +17,9 @@ pub struct EnvData {
     pub rows: Vec<Sample>,
     pub prompts: Vec<Vec<i64>>,
     pub weight: f64,
+    /// SFT stages: each row's reference response as token ids, end-of-turn appended;
+    /// empty otherwise.
+    pub targets: Vec<Vec<i64>>,
 }
 
 impl EnvData {
@@ -124,5 +127,30 @@ pub fn load_env_data(
         rows,
         prompts,
         weight,
+        targets: Vec::new(),
     })
+}
+
+/// Reads each row's reference response from field `field` (a string) and encodes it,
+/// followed by the tokenizer's end-of-turn token, for supervised training.
+pub fn load_targets(
+    data: &mut EnvData,
+    tokenizer: &TextTokenizer,
+    field: &str,
+    dataset: &Path,
+) -> Result<(), RunError> {
+    let end = tokenizer.stop_ids.first().copied();
+    let mut targets = Vec::with_capacity(data.rows.len());
+    for (i, row) in data.rows.iter().enumerate() {
+        let text = row.str_field(field).map_err(|e| RunError::Dataset {
+            path: dataset.to_path_buf(),
+            line: i + 1,
+            message: format!("SFT target: {e}"),
+        })?;
+        let mut ids = tokenizer.encode(text)?;
+        ids.extend(end);
+        targets.push(ids);
+    }
+    data.targets = targets;
+    Ok(())
 }

@@ -137,17 +137,22 @@ pub fn run(
     for s in recipe.active_stages() {
         let mut envs = Vec::new();
         for e in &s.envs {
-            envs.push(load_env_data(
+            let dataset = recipe.resolve(&e.dataset);
+            let mut env_data = load_env_data(
                 registry,
                 &tokenizer,
                 thinking,
                 &e.name,
                 e.domain(),
                 &e.config,
-                &recipe.resolve(&e.dataset),
+                &dataset,
                 None,
                 e.weight,
-            )?);
+            )?;
+            if let Some(field) = &e.target {
+                data::load_targets(&mut env_data, &tokenizer, field, &dataset)?;
+            }
+            envs.push(env_data);
         }
         stage_data.push(envs);
     }
@@ -257,6 +262,7 @@ pub fn run(
         };
         let mut teachers_used = BTreeMap::new();
         match stage.algorithm {
+            Algorithm::Sft => stage::run_sft(&mut ctx, stage, &policy, &stage_data[index])?,
             Algorithm::Grpo => {
                 let reference = if stage.kl > 0.0 {
                     Some(Transformer::load(&start_dir, device, Kind::Float)?)

@@ -121,7 +121,7 @@ fn reward_plot(path: &Path, metrics: &[Value]) -> Result<(), Box<dyn std::error:
     if !points.is_empty() {
         chart
             .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
+            .position(SeriesLabelPosition::UpperRight)
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK)
             .label_font((FAMILY, 13))

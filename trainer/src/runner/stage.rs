@@ -1,6 +1,6 @@
 //! Running one stage's optimizer steps: which prompts each step draws (mixture
 //! weights, seeded by run seed, stage index and step so a resumed stage replays
-//! exactly), and the GRPO or MOPD step itself.
+//! exactly), and the GRPO, MOPD or SFT step itself.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -18,6 +18,7 @@ use crate::recipe::Stage;
 use crate::rng::SplitMix64;
 use crate::sampling::SamplingParams;
 use crate::tokenizer::TextTokenizer;
+use crate::toy::warmup::supervised_step;
 
 /// What a stage needs besides its own settings.
 pub struct StageContext<'a> {
@@ -196,6 +197,66 @@ pub fn run_mopd(
         }
         ctx.log
             .log(&stage.name, "mopd", step, stage.steps, &line)
+            .map_err(|e| RunError::io(&PathBuf::from("metrics.jsonl"), e))?;
+    }
+    Ok(())
+}
+
+/// What an SFT step logs.
+#[derive(serde::Serialize)]
+struct SftLine {
+    loss: f64,
+    grad_norm: f64,
+    lr: f64,
+    tokens: usize,
+    step_s: f64,
+}
+
+/// Runs an SFT stage's steps: cross-entropy on the drawn rows' reference responses,
+/// the whole batch in one forward/backward (`micro_batch` is not used).
+pub fn run_sft(
+    ctx: &mut StageContext,
+    stage: &Stage,
+    policy: &Transformer,
+    data: &[EnvData],
+) -> Result<(), RunError> {
+    let mut optimizer = AdamW::new(
+        policy.parameters(),
+        AdamWConfig {
+            weight_decay: stage.weight_decay,
+            ..Default::default()
+        },
+    );
+    let sched = schedule(stage);
+    for step in 0..stage.steps {
+        let start = std::time::Instant::now();
+        let (mut rng, _) = step_seed(ctx, step);
+        let picks = draw(&mut rng, data, stage.prompts_per_step);
+        let mut prompts = Vec::with_capacity(picks.len());
+        let mut targets = Vec::with_capacity(picks.len());
+        for &(e, r) in &picks {
+            prompts.push(data[e].prompts[r].clone());
+            targets.push(data[e].targets[r].clone());
+        }
+        let lr = sched.at(step);
+        let stats = supervised_step(
+            policy,
+            &mut optimizer,
+            &prompts,
+            &targets,
+            ctx.tokenizer.pad_id,
+            lr,
+            stage.max_grad_norm,
+        );
+        let line = SftLine {
+            loss: stats.loss,
+            grad_norm: stats.grad_norm,
+            lr,
+            tokens: stats.tokens,
+            step_s: start.elapsed().as_secs_f64(),
+        };
+        ctx.log
+            .log(&stage.name, "sft", step, stage.steps, &line)
             .map_err(|e| RunError::io(&PathBuf::from("metrics.jsonl"), e))?;
     }
     Ok(())
