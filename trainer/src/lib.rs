@@ -15,7 +15,6 @@ pub mod model;
 pub mod mopd;
 pub mod optim;
 pub mod recipe;
-pub mod rng;
 pub mod runner;
 pub mod sampling;
 pub mod throughput;

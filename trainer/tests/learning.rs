@@ -2,8 +2,8 @@
 //! short supervised warm-up, the mean reward rises clearly (fixed seed). Takes about
 //! 30 s on a busy 2-core machine (debug build).
 
-use cascade_trainer::rng::SplitMix64;
 use cascade_trainer::toy::bench::ToyTask;
+use cascade_verifiers::seeded::SplitMix64;
 
 const WARMUP_STEPS: usize = 100;
 const GRPO_STEPS: usize = 200;

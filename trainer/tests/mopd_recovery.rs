@@ -21,10 +21,10 @@ use cascade_trainer::model::Transformer;
 use cascade_trainer::mopd::step::{mopd_step, MopdConfig, TeacherPool};
 use cascade_trainer::mopd::WeightGate;
 use cascade_trainer::optim::{AdamW, AdamWConfig, Decay, Schedule};
-use cascade_trainer::rng::SplitMix64;
 use cascade_trainer::sampling::PromptBatch;
 use cascade_trainer::toy::addition::Problem;
 use cascade_trainer::toy::bench::ToyTask;
+use cascade_verifiers::seeded::SplitMix64;
 use tch::{Device, Kind, Tensor};
 
 const BUDGET: usize = 24;

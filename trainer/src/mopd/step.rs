@@ -268,9 +268,9 @@ pub fn mopd_step(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::SplitMix64;
     use crate::toy::addition::Problem;
     use crate::toy::bench::ToyTask;
+    use cascade_verifiers::seeded::SplitMix64;
 
     /// A teacher identical to the student, sampled at temperature 0.4: every advantage is 0,
     /// and every importance weight is exactly 1 (read untempered, their mean is 0.85).

@@ -15,10 +15,10 @@ use crate::mopd::step::{mopd_step, MopdConfig, TeacherPool};
 use crate::mopd::WeightGate;
 use crate::optim::{AdamW, AdamWConfig, Schedule};
 use crate::recipe::Stage;
-use crate::rng::SplitMix64;
 use crate::sampling::SamplingParams;
 use crate::tokenizer::TextTokenizer;
 use crate::toy::warmup::supervised_step;
+use cascade_verifiers::seeded::SplitMix64;
 
 /// What a stage needs besides its own settings.
 pub struct StageContext<'a> {

@@ -5,7 +5,7 @@ use cascade_envs::{ChatMessage, Environment, Reward, Sample};
 use cascade_verifiers::FieldError;
 use serde_json::json;
 
-use crate::rng::SplitMix64;
+use cascade_verifiers::seeded::SplitMix64;
 
 /// `a + b` with `a, b` in `0..=9`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -18,9 +18,9 @@ use crate::grpo::step::{grpo_step, GrpoConfig, StepStats, Unfinished};
 use crate::grpo::AdvantageOptions;
 use crate::model::{ModelConfig, ModelError, Transformer};
 use crate::optim::{AdamW, AdamWConfig, Decay, Schedule};
-use crate::rng::SplitMix64;
 use crate::sampling::{generate, SamplingParams};
 use crate::tokenizer::{TextTokenizer, TokenizerError};
+use cascade_verifiers::seeded::SplitMix64;
 
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {

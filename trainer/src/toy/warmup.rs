@@ -10,9 +10,9 @@ use super::addition::Problem;
 use crate::logprobs::{token_logprobs, SequenceBatch};
 use crate::model::Transformer;
 use crate::optim::AdamW;
-use crate::rng::SplitMix64;
 use crate::sampling::PromptBatch;
 use crate::tokenizer::{TextTokenizer, TokenizerError};
+use cascade_verifiers::seeded::SplitMix64;
 
 /// What one supervised step did.
 #[derive(Debug, Clone, Copy, PartialEq)]
