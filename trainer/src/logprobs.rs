@@ -51,6 +51,14 @@ impl OwnedSequenceBatch {
 /// the entropy of the distribution it was drawn from (detached; for metrics).
 /// Gradients flow through `logp` when the model's parameters require them.
 pub fn token_logprobs(model: &Transformer, batch: &SequenceBatch) -> (Tensor, Tensor) {
+    let logits = model
+        .logits(&response_hidden(model, batch))
+        .to_kind(Kind::Float);
+    sampled_logprobs(&logits, batch.completion_ids)
+}
+
+/// The hidden states at the positions that predict the response tokens, `[B, C, H]`.
+pub(crate) fn response_hidden(model: &Transformer, batch: &SequenceBatch) -> Tensor {
     let l = batch.prompt_ids.size()[1];
     let c = batch.completion_ids.size()[1];
     let ids = Tensor::cat(&[batch.prompt_ids, batch.completion_ids], 1);
@@ -60,12 +68,16 @@ pub fn token_logprobs(model: &Transformer, batch: &SequenceBatch) -> (Tensor, Te
     // (The last position's pass is wasted; the grouped path below, which GRPO trains
     // with, skips it. This one keeps it so its rounding, and the supervised warm-ups
     // and MOPD runs built on it, stay exactly as they were.)
-    let logits = model
-        .logits(&hidden.narrow(1, l - 1, c))
-        .to_kind(Kind::Float);
+    hidden.narrow(1, l - 1, c)
+}
+
+/// `(logp, entropy)` of the tokens `ids` `[B, C]` under float `logits` `[B, C, V]`:
+/// the log-probability of each token, and the entropy of the distribution it was
+/// drawn from (detached; for metrics).
+pub(crate) fn sampled_logprobs(logits: &Tensor, ids: &Tensor) -> (Tensor, Tensor) {
     let logp_all = logits.log_softmax(-1, Kind::Float);
     let logp = logp_all
-        .gather(-1, &batch.completion_ids.unsqueeze(-1), false)
+        .gather(-1, &ids.unsqueeze(-1), false)
         .squeeze_dim(-1);
     let entropy = tch::no_grad(|| {
         let p = logp_all.exp();
@@ -110,13 +122,5 @@ pub fn token_logprobs_grouped(
         last_prompt.narrow(1, 0, c) // c is 0 or 1
     };
     let logits = model.logits(&hidden).to_kind(Kind::Float);
-    let logp_all = logits.log_softmax(-1, Kind::Float);
-    let logp = logp_all
-        .gather(-1, &batch.completion_ids.unsqueeze(-1), false)
-        .squeeze_dim(-1);
-    let entropy = tch::no_grad(|| {
-        let p = logp_all.exp();
-        -(p * &logp_all).sum_dim_intlist(-1, false, Kind::Float)
-    });
-    (logp, entropy)
+    sampled_logprobs(&logits, batch.completion_ids)
 }

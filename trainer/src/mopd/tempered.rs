@@ -11,7 +11,7 @@
 
 use tch::{Kind, Tensor};
 
-use crate::logprobs::{token_logprobs, SequenceBatch};
+use crate::logprobs::{response_hidden, sampled_logprobs, token_logprobs, SequenceBatch};
 use crate::model::Transformer;
 
 /// `(logp [B, C], entropy [B, C])` of `batch`'s response tokens under
@@ -25,25 +25,11 @@ pub fn tempered_logprobs(
     if temperature <= 0.0 || temperature == 1.0 {
         return token_logprobs(model, batch);
     }
-    let l = batch.prompt_ids.size()[1];
-    let c = batch.completion_ids.size()[1];
-    let ids = Tensor::cat(&[batch.prompt_ids, batch.completion_ids], 1);
-    let valid = Tensor::cat(&[batch.prompt_valid, batch.completion_valid], 1);
-    let hidden = model.forward_hidden(&ids, &valid, None);
-    // Position t predicts token t+1: positions L-1 .. L+C-2 predict the response.
     let logits = model
-        .logits(&hidden.narrow(1, l - 1, c))
+        .logits(&response_hidden(model, batch))
         .to_kind(Kind::Float)
         / temperature;
-    let logp_all = logits.log_softmax(-1, Kind::Float);
-    let logp = logp_all
-        .gather(-1, &batch.completion_ids.unsqueeze(-1), false)
-        .squeeze_dim(-1);
-    let entropy = tch::no_grad(|| {
-        let p = logp_all.exp();
-        -(p * &logp_all).sum_dim_intlist(-1, false, Kind::Float)
-    });
-    (logp, entropy)
+    sampled_logprobs(&logits, batch.completion_ids)
 }
 
 #[cfg(test)]

@@ -84,6 +84,18 @@ fn micro_batch(stage: &Stage) -> usize {
     }
 }
 
+/// A fresh AdamW over `policy` with the stage's weight decay (every stage starts its
+/// own optimizer state, as each Cascade stage has its own hyperparameters).
+fn stage_optimizer(stage: &Stage, policy: &Transformer) -> AdamW {
+    AdamW::new(
+        policy.parameters(),
+        AdamWConfig {
+            weight_decay: stage.weight_decay,
+            ..Default::default()
+        },
+    )
+}
+
 /// Runs a GRPO stage's steps on `policy`.
 pub fn run_grpo(
     ctx: &mut StageContext,
@@ -92,13 +104,7 @@ pub fn run_grpo(
     reference: Option<&Transformer>,
     data: &[EnvData],
 ) -> Result<(), RunError> {
-    let mut optimizer = AdamW::new(
-        policy.parameters(),
-        AdamWConfig {
-            weight_decay: stage.weight_decay,
-            ..Default::default()
-        },
-    );
+    let mut optimizer = stage_optimizer(stage, policy);
     let sched = schedule(stage);
     let decode = |ids: &[i64]| ctx.tokenizer.decode(ids).unwrap_or_default();
     for step in 0..stage.steps {
@@ -156,13 +162,7 @@ pub fn run_mopd(
     keep_loaded: bool,
 ) -> Result<(), RunError> {
     let mut pool = TeacherPool::new(teachers, keep_loaded, policy.device());
-    let mut optimizer = AdamW::new(
-        policy.parameters(),
-        AdamWConfig {
-            weight_decay: stage.weight_decay,
-            ..Default::default()
-        },
-    );
+    let mut optimizer = stage_optimizer(stage, policy);
     let sched = schedule(stage);
     let decode = |ids: &[i64]| ctx.tokenizer.decode(ids).unwrap_or_default();
     for step in 0..stage.steps {
@@ -220,13 +220,7 @@ pub fn run_sft(
     policy: &Transformer,
     data: &[EnvData],
 ) -> Result<(), RunError> {
-    let mut optimizer = AdamW::new(
-        policy.parameters(),
-        AdamWConfig {
-            weight_decay: stage.weight_decay,
-            ..Default::default()
-        },
-    );
+    let mut optimizer = stage_optimizer(stage, policy);
     let sched = schedule(stage);
     for step in 0..stage.steps {
         let start = std::time::Instant::now();
