@@ -37,6 +37,13 @@ pub struct OwnedSequenceBatch {
 }
 
 impl OwnedSequenceBatch {
+    /// Prompt plus response tokens that are not padding (what a training pass runs on,
+    /// for tokens/s).
+    pub fn valid_tokens(&self) -> f64 {
+        f64::try_from(self.prompt_valid.sum(Kind::Float) + self.completion_valid.sum(Kind::Float))
+            .unwrap_or(0.0)
+    }
+
     pub fn view(&self) -> SequenceBatch<'_> {
         SequenceBatch {
             prompt_ids: &self.prompt_ids,

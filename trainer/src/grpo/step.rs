@@ -205,10 +205,7 @@ pub fn grpo_step(
                 )
             });
             loss.backward();
-            train_tokens += f64::try_from(
-                part.prompt_valid.sum(Kind::Float) + part.completion_valid.sum(Kind::Float),
-            )
-            .unwrap_or(0.0);
+            train_tokens += part.valid_tokens();
             start_row += len;
         }
     }

@@ -223,10 +223,7 @@ pub fn mopd_step(
             )
         });
         loss.backward();
-        train_tokens += f64::try_from(
-            part.prompt_valid.sum(Kind::Float) + part.completion_valid.sum(Kind::Float),
-        )
-        .unwrap_or(0.0);
+        train_tokens += part.valid_tokens();
         start_row += len;
     }
     let grad_norm = optimizer.clip_grad_norm(cfg.max_grad_norm);
