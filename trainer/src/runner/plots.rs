@@ -119,16 +119,23 @@ fn reward_plot(path: &Path, metrics: &[Value]) -> Result<(), Box<dyn std::error:
         start = end;
     }
     if !points.is_empty() {
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font((FAMILY, 13))
-            .draw()?;
+        draw_legend(&mut chart)?;
     }
     root.present()?;
     Ok(())
+}
+
+/// The series legend, in the upper right, the same on both plots.
+fn draw_legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font((FAMILY, 13))
+        .draw()
 }
 
 fn eval_plot(path: &Path, record: &RunRecord) -> Result<(), Box<dyn std::error::Error>> {
@@ -181,13 +188,7 @@ fn eval_plot(path: &Path, record: &RunRecord) -> Result<(), Box<dyn std::error::
         )?;
     }
     if !domains.is_empty() {
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font((FAMILY, 13))
-            .draw()?;
+        draw_legend(&mut chart)?;
     }
     root.present()?;
     Ok(())
