@@ -16,6 +16,8 @@ pub enum LoadError {
         #[source]
         source: std::io::Error,
     },
+    #[error(transparent)]
+    Jsonl(#[from] crate::jsonl::JsonlError),
     #[error("unknown dataset format `{0}`")]
     UnknownFormat(String),
 }

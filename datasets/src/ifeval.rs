@@ -79,19 +79,12 @@ pub fn convert_row(row: &Value, file: &str, line: usize) -> Result<Value, LoadEr
 
 /// Converts a whole JSONL text; blank lines are skipped, nothing else is dropped.
 pub fn parse(text: &str, file: &str) -> Result<Vec<Value>, LoadError> {
-    let mut rows = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let value: Value = serde_json::from_str(line).map_err(|e| LoadError::Row {
-            file: file.to_owned(),
-            line: index + 1,
-            message: format!("malformed JSON: {e}"),
-        })?;
-        rows.push(convert_row(&value, file, index + 1)?);
-    }
-    Ok(rows)
+    crate::jsonl::lines(text.as_bytes(), file)
+        .map(|row| {
+            let row = row?;
+            convert_row(&row.value, file, row.line)
+        })
+        .collect()
 }
 
 /// Attaches responses from IFEval's `input_response_data` layout (one
@@ -104,24 +97,21 @@ pub fn attach_responses(
     file: &str,
 ) -> Result<Vec<Value>, LoadError> {
     let mut by_prompt = std::collections::HashMap::new();
-    for (index, line) in responses.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let err = |message: String| LoadError::Row {
-            file: file.to_owned(),
-            line: index + 1,
-            message,
-        };
-        let value: Value =
-            serde_json::from_str(line).map_err(|e| err(format!("malformed JSON: {e}")))?;
-        let prompt = value.get("prompt").and_then(Value::as_str);
-        let response = value.get("response").and_then(Value::as_str);
+    for row in crate::jsonl::lines(responses.as_bytes(), file) {
+        let row = row?;
+        let prompt = row.value.get("prompt").and_then(Value::as_str);
+        let response = row.value.get("response").and_then(Value::as_str);
         match (prompt, response) {
             (Some(p), Some(r)) => {
                 by_prompt.insert(p.to_owned(), r.to_owned());
             }
-            _ => return Err(err("needs string fields `prompt` and `response`".into())),
+            _ => {
+                return Err(LoadError::Row {
+                    file: file.to_owned(),
+                    line: row.line,
+                    message: "needs string fields `prompt` and `response`".into(),
+                })
+            }
         }
     }
     rows.into_iter()
@@ -149,11 +139,12 @@ pub fn attach_responses(
 /// Reads and converts an IFEval `input_data.jsonl` file.
 pub fn load(path: &Path) -> Result<Vec<Value>, LoadError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
-        file: file.clone(),
-        source,
-    })?;
-    parse(&text, &file)
+    crate::jsonl::lines(crate::jsonl::open(path)?, &file)
+        .map(|row| {
+            let row = row?;
+            convert_row(&row.value, &file, row.line)
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -21,14 +21,17 @@
 //! - It runs no untrusted code itself: model programs only ever run inside
 //!   `cascade-sandboxes`.
 //! - It never panics or aborts a batch on a bad sample: that sample gets reward 0 and
-//!   `details.error` naming what was wrong.
+//!   `details.error` naming what was wrong. Consumers score through [`scoring`], which
+//!   holds every environment (built-in or plugin) to that promise.
 
+pub mod addition;
 pub mod code;
 pub mod config;
 pub mod environment;
 pub mod ifeval;
 pub mod math;
 pub mod registry;
+pub mod scoring;
 pub mod swe;
 pub mod verifier_env;
 
@@ -36,3 +39,4 @@ pub use cascade_verifiers::{inventory, Reward, Sample};
 pub use config::{ConfigError, EnvConfig};
 pub use environment::{ChatMessage, Environment};
 pub use registry::{EnvPlugin, Listing, Registry, RegistryError};
+pub use scoring::{guard, score_guarded, Fault, Guarded, ResultLine, ScoringPool};

@@ -9,7 +9,9 @@ use std::time::Instant;
 use clap::Args;
 use serde_json::{Map, Value};
 
-use super::batch::{score_all, ResultLine};
+use cascade_envs::ResultLine;
+
+use super::batch::score_all;
 use super::jsonl::{read_samples, NumberedSample};
 use super::score::build_env;
 use super::summary::Summary;

@@ -1,8 +1,11 @@
 //! Argument parsing and dispatch. Each subcommand lives in its own module; they share
-//! the JSONL reader and the batch scorer.
+//! the JSONL reader and the batch scorer. The training commands exist only with the
+//! `train` feature (the default), so the reward side builds without torch.
 
 mod batch;
+#[cfg(feature = "train")]
 mod bench_grpo;
+#[cfg(feature = "train")]
 mod bench_model;
 mod check;
 mod envs;
@@ -11,6 +14,7 @@ mod gen_ifeval;
 mod jsonl;
 mod score;
 mod summary;
+#[cfg(feature = "train")]
 mod train;
 
 use std::process::ExitCode;
@@ -41,10 +45,13 @@ enum Command {
     /// Write a reproducible IF-RL prompt set (IFEval JSONL layout).
     GenIfeval(gen_ifeval::GenIfevalArgs),
     /// Run a Cascade recipe stage by stage: checkpoints, evals, plots.
+    #[cfg(feature = "train")]
     Train(train::TrainArgs),
     /// The TRL-comparable GRPO toy benchmark: steps/s and the reward curve.
+    #[cfg(feature = "train")]
     BenchGrpo(bench_grpo::BenchGrpoArgs),
     /// Sampling/training tokens/s and MFU of a random model of a given shape.
+    #[cfg(feature = "train")]
     BenchModel(bench_model::BenchModelArgs),
 }
 
@@ -63,8 +70,11 @@ pub fn run() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Envs => envs::run(),
         Command::GenIfeval(args) => gen_ifeval::run(args),
+        #[cfg(feature = "train")]
         Command::Train(args) => train::run(args),
+        #[cfg(feature = "train")]
         Command::BenchGrpo(args) => bench_grpo::run(args),
+        #[cfg(feature = "train")]
         Command::BenchModel(args) => bench_model::run(args),
     };
     match result {

@@ -5,10 +5,13 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
+use cascade_datasets::jsonl;
 use cascade_envs::{EnvConfig, Environment, Registry};
 use clap::Args;
 
-use super::batch::{score_all, ResultLine};
+use cascade_envs::ResultLine;
+
+use super::batch::score_all;
 use super::jsonl::read_samples;
 use super::summary::Summary;
 use super::Failure;
@@ -66,35 +69,19 @@ pub fn build_env(
         .with_base_dir(dir);
     registry.create(name, &config).map_err(Failure::usage)
 }
-fn write_lines(out: &mut impl Write, results: &[ResultLine]) -> std::io::Result<()> {
+fn write_lines(out: &mut dyn Write, results: &[ResultLine]) -> std::io::Result<()> {
     for r in results {
         writeln!(out, "{}", r.to_json())?;
     }
     out.flush()
 }
 
-/// Writes to a temporary file beside `path`, then renames it into place, so an
-/// interrupted run never leaves a complete-looking partial file.
+/// Writes the results atomically (`cascade_datasets::jsonl::write_atomic_with`). A
+/// folder that cannot take the output is an unusable argument (exit 2).
 fn write_atomically(path: &Path, results: &[ResultLine]) -> Result<(), Failure> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    // A folder that cannot take the output is an unusable argument (exit 2).
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| {
-            format!(
-                "cannot write the output {}: its folder is not writable",
-                path.display()
-            )
-        })
-        .map_err(Failure::usage)?;
-    {
-        let mut buffered = std::io::BufWriter::new(tmp.as_file_mut());
-        write_lines(&mut buffered, results)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+    match jsonl::write_atomic_with(path, |out| write_lines(out, results)) {
+        Ok(()) => Ok(()),
+        Err(e @ jsonl::JsonlError::Folder { .. }) => Err(Failure::usage(e)),
+        Err(e) => Err(Failure::Other(e.into())),
     }
-    tmp.persist(path)
-        .with_context(|| format!("cannot move the results into {}", path.display()))?;
-    Ok(())
 }

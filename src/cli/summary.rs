@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use cascade_envs::Reward;
 
-use super::batch::ResultLine;
+use cascade_envs::ResultLine;
 
 pub struct Summary {
     pub env: String,

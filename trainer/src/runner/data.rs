@@ -4,7 +4,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use cascade_envs::{EnvConfig, Environment, Registry, Sample};
+use cascade_datasets::jsonl;
+use cascade_envs::{guard, EnvConfig, Environment, Registry, Sample};
 use serde_json::{Map, Value};
 
 use super::RunError;
@@ -23,43 +24,34 @@ pub struct EnvData {
 }
 
 impl EnvData {
-    /// Scores `response` for row `i`: the row plus `"response"`, through the environment.
+    /// Scores `response` for row `i`: the row plus `"response"`, through the guarded
+    /// scoring path, so a panicking or misbehaving environment costs this sample
+    /// (reward 0, the fault printed) and never the step.
     pub fn score(&self, i: usize, response: &str) -> f64 {
         let mut value = self.rows[i].value().clone();
         if let Value::Object(map) = &mut value {
             map.insert("response".into(), Value::String(response.to_owned()));
         }
-        let r = self.env.score(&Sample::new(value)).score;
-        if r.is_finite() {
-            r
-        } else {
-            0.0
+        let guarded = guard(self.env.as_ref(), &Sample::new(value));
+        if let Some(fault) = &guarded.fault {
+            // A bug in the environment, unlike a sample's own errors: show it.
+            eprintln!(
+                "[{}] row {i}: environment fault {fault:?}; reward 0",
+                self.domain
+            );
         }
+        guarded.reward.score
     }
 }
 
-/// Reads `path` (JSONL), keeping at most `limit` rows; errors name the file and line.
+/// Reads `path` (JSONL) with the shared reader, keeping at most `limit` rows (lines
+/// after the limit are not read); errors name the file and line.
 pub fn read_rows(path: &Path, limit: Option<usize>) -> Result<Vec<Sample>, RunError> {
-    let text = std::fs::read_to_string(path).map_err(|e| RunError::Dataset {
-        path: path.to_owned(),
-        line: 0,
-        message: e.to_string(),
-    })?;
-    let mut rows = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        if limit.is_some_and(|l| rows.len() >= l) {
-            break;
-        }
-        let sample = Sample::from_json_line(line).map_err(|e| RunError::Dataset {
-            path: path.to_owned(),
-            line: n + 1,
-            message: e.to_string(),
-        })?;
-        rows.push(sample);
-    }
+    let file = path.display().to_string();
+    let rows = jsonl::lines(jsonl::open(path)?, &file)
+        .take(limit.unwrap_or(usize::MAX))
+        .map(|row| row.map(|r| Sample::new(r.value)))
+        .collect::<Result<Vec<_>, _>>()?;
     if rows.is_empty() {
         return Err(RunError::Dataset {
             path: path.to_owned(),
@@ -153,4 +145,65 @@ pub fn load_targets(
     }
     data.targets = targets;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cascade_envs::{ChatMessage, Reward};
+    use cascade_verifiers::FieldError;
+
+    /// Panics on the response "panic", returns NaN on "nan", else rewards "ok".
+    struct Faulty;
+    impl Environment for Faulty {
+        fn name(&self) -> &str {
+            "faulty"
+        }
+        fn prompt(&self, _: &Sample) -> Result<Vec<ChatMessage>, FieldError> {
+            Ok(vec![])
+        }
+        fn score(&self, sample: &Sample) -> Reward {
+            match sample.response() {
+                Ok("panic") => panic!("faulty environment"),
+                Ok("nan") => Reward::new(f64::NAN),
+                Ok(text) => Reward::pass_fail(text == "ok"),
+                Err(e) => Reward::error(e.to_string()),
+            }
+        }
+    }
+
+    #[test]
+    fn a_faulty_environment_costs_one_sample_never_the_step() {
+        let data = EnvData {
+            domain: "faulty".into(),
+            env: Arc::new(Faulty),
+            rows: vec![Sample::new(serde_json::json!({"id": "r"}))],
+            prompts: vec![vec![1]],
+            weight: 1.0,
+            targets: Vec::new(),
+        };
+        let responses = ["ok", "panic", "ok", "nan", "no"];
+        let rewards: Vec<f64> = responses.iter().map(|r| data.score(0, r)).collect();
+        assert_eq!(rewards, [1.0, 0.0, 1.0, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn reads_rows_up_to_the_limit_and_names_bad_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rows.jsonl");
+        std::fs::write(&path, "{\"id\":\"a\"}\n\n{\"id\":\"b\"}\n{bad\n").unwrap();
+        let ids = |rows: Vec<Sample>| {
+            rows.iter()
+                .map(|r| r.id().unwrap().to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ids(read_rows(&path, Some(2)).unwrap()), ["a", "b"]);
+        let err = read_rows(&path, None).unwrap_err().to_string();
+        assert!(err.contains("rows.jsonl:4: malformed JSON"), "{err}");
+        std::fs::write(&path, "\n").unwrap();
+        assert!(read_rows(&path, None)
+            .unwrap_err()
+            .to_string()
+            .contains("no rows"));
+    }
 }

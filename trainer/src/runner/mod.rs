@@ -51,6 +51,8 @@ pub enum RunError {
         line: usize,
         message: String,
     },
+    #[error(transparent)]
+    Jsonl(#[from] cascade_datasets::jsonl::JsonlError),
     #[error("environment `{name}`: {message}")]
     Env { name: String, message: String },
     #[error("{path}: {message}")]

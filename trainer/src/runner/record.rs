@@ -24,11 +24,9 @@ pub struct RunRecord {
     pub stages: Vec<StageRecord>,
 }
 
-/// Writes `bytes` to `path` through a temporary file and a rename.
+/// Writes `bytes` to `path` through a temporary file and a rename (the shared writer).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, bytes).map_err(|e| RunError::io(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| RunError::io(path, e))
+    Ok(cascade_datasets::jsonl::write_atomic(path, bytes)?)
 }
 
 impl RunRecord {

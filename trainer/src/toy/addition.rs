@@ -1,8 +1,8 @@
-//! Single-digit addition problems and their exact-answer reward, plus the
-//! `Environment` the learning test and the runner score them with.
+//! Single-digit addition problems and their exact-answer reward. The runner scores
+//! them with the `addition` environment of `cascade-envs` (`cascade_envs::addition`),
+//! since the trainer computes no rewards itself.
 
-use cascade_envs::{ChatMessage, Environment, Reward, Sample};
-use cascade_verifiers::FieldError;
+use cascade_envs::Sample;
 use serde_json::json;
 
 use cascade_verifiers::seeded::SplitMix64;
@@ -45,37 +45,5 @@ impl Problem {
         Sample::new(
             json!({"id": format!("{}+{}", self.a, self.b), "prompt": self.prompt(), "answer": self.answer()}),
         )
-    }
-}
-
-/// The `addition` environment: rows with `prompt` (shown as is) and `answer`, reward
-/// 1 when the response is exactly the answer. The toy task's stand-in for `math`,
-/// whose answers here are plain integers.
-pub struct AdditionEnv;
-
-cascade_envs::inventory::submit! {
-    cascade_envs::EnvPlugin {
-        name: "addition",
-        origin: env!("CARGO_PKG_NAME"),
-        description: "the trainer's toy task: single-digit sums, exact answer",
-        make: |_| Ok(Box::new(AdditionEnv)),
-    }
-}
-
-impl Environment for AdditionEnv {
-    fn name(&self) -> &str {
-        "addition"
-    }
-
-    fn prompt(&self, row: &Sample) -> Result<Vec<ChatMessage>, FieldError> {
-        Ok(vec![ChatMessage::user(row.str_field("prompt")?)])
-    }
-
-    fn score(&self, sample: &Sample) -> Reward {
-        match (sample.str_field("answer"), sample.response()) {
-            (Ok(answer), Ok(response)) => Reward::pass_fail(response.trim() == answer.trim())
-                .with("extracted", response.trim()),
-            (Err(e), _) | (_, Err(e)) => Reward::error(e.to_string()),
-        }
     }
 }

@@ -12,7 +12,7 @@ use cascade_envs::Environment;
 use serde_json::Value;
 use tch::{Device, Kind};
 
-use super::addition::{AdditionEnv, Problem};
+use super::addition::Problem;
 use super::warmup::supervised_warmup;
 use crate::grpo::step::{grpo_step, GrpoConfig, StepStats, Unfinished};
 use crate::grpo::AdvantageOptions;
@@ -20,6 +20,7 @@ use crate::model::{ModelConfig, ModelError, Transformer};
 use crate::optim::{AdamW, AdamWConfig, Decay, Schedule};
 use crate::sampling::{generate, SamplingParams};
 use crate::tokenizer::{TextTokenizer, TokenizerError};
+use cascade_envs::addition::AdditionEnv;
 use cascade_verifiers::seeded::SplitMix64;
 
 #[derive(Debug, thiserror::Error)]
