@@ -5,7 +5,8 @@ Each line: {"id", "response", "answer", "label", "category"}. `label` is whether
 response's final answer equals the gold answer, fixed by construction: an equivalent
 rewriting of the gold value (label true) or a perturbed value (label false). The
 conventions are those documented in `verifiers/src/math/mod.rs` (exact values; a
-decimal shown to >= 2 places equals a value it rounds; `25\\%` = `25` = `0.25`).
+decimal equals a value only when exactly equal, so `0.33` is not `1/3`; `25\\%` =
+`25` = `0.25`).
 Categories include the known Math-Verify false accepts and rejects, responses with no
 answer, and long (up to 64 KB) responses.
 
@@ -111,7 +112,9 @@ def gen_decimal_rounding(n):
         places = R.choice([2, 3, 4])
         rounded = round(f, places)  # Fraction rounds half-even; values here never tie
         good = f"{float(rounded):.{places}f}"
-        add("decimal_rounding", frac_tex(f), good, True, plain_ok=True)
+        # Rounded, so not equal: a decimal equals a value only when exactly equal
+        # (issue 13; rounding is the verifier's opt-in `approx` setting).
+        add("decimal_rounding", frac_tex(f), good, False, plain_ok=True)
         bad = f"{float(rounded + Fraction(1, 10 ** places)):.{places}f}"
         add("decimal_rounding", frac_tex(f), bad, False, plain_ok=True)
 

@@ -15,12 +15,12 @@
 
 use std::collections::HashMap;
 
-use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{Signed, Zero};
 
+use super::approx::Approx;
 use super::exact::{Monomial, Poly, Value};
-use super::expr::{Constant, Expr, Numeral, RelOp};
+use super::expr::{Constant, Expr, RelOp};
 use super::limits::{Budget, LimitHit};
 use super::normal::{normalize, NormalError};
 use super::numeric::{self, NumericVerdict};
@@ -43,7 +43,7 @@ impl Outcome {
 /// Compares an answer expression with a gold expression.
 #[cfg(test)]
 pub fn compare(gold: &Expr, answer: &Expr, budget: &mut Budget) -> Outcome {
-    compare_with_known(gold, answer, Vec::new(), budget)
+    compare_with_known(gold, answer, Vec::new(), None, budget)
 }
 
 /// Like [`compare`], reusing normal forms the caller already computed (keyed by the
@@ -52,20 +52,25 @@ pub fn compare_with_known<'e>(
     gold: &'e Expr,
     answer: &'e Expr,
     known: Vec<(&'e Expr, Value)>,
+    approx: Option<Approx>,
     budget: &mut Budget,
 ) -> Outcome {
     let known = known
         .into_iter()
         .map(|(e, v)| (std::ptr::from_ref(e) as usize, v))
         .collect();
-    Comparer { budget, known }.compare(gold, answer)
+    Comparer {
+        budget,
+        approx,
+        known,
+    }
+    .compare(gold, answer)
 }
-
-/// Fewest digits after the point for the rounding rule to apply.
-pub const MIN_ROUNDED_PLACES: i64 = 2;
 
 struct Comparer<'b> {
     budget: &'b mut Budget,
+    /// The opt-in rounding rule; `None` compares exactly.
+    approx: Option<Approx>,
     /// Normal forms already computed, keyed by the address of their expression
     /// (the trees outlive the comparison and are not moved during it).
     known: HashMap<usize, Value>,
@@ -650,11 +655,15 @@ impl Comparer<'_> {
             Err(super::exact::ArithError::Limit(l)) => return Outcome::Undecidable(l),
             Err(_) => return Outcome::NotEqual("undefined value"),
         }
-        if let Some(outcome) = self.decimal_rounding(g, &gv, r, &rv) {
+        if let Some(outcome) = self.approximately(g, &gv, r, &rv) {
             return outcome;
         }
         if gv.has_opaque() || rv.has_opaque() {
-            return match numeric::compare(g, r, self.budget) {
+            // A decimal is a rational number: against a value we can only evaluate
+            // (a function, a root of a sum) it must agree to double precision, so a
+            // rounded decimal (`0.8415` for `\sin 1`) is never taken for the value.
+            let strict = has_decimal(g) || has_decimal(r);
+            return match numeric::compare(g, r, strict, self.budget) {
                 Ok(NumericVerdict::Equal) => Outcome::Equal("numerically equal"),
                 Ok(NumericVerdict::Different) => Outcome::NotEqual("numerically different"),
                 Ok(NumericVerdict::Unusable) => Outcome::NotEqual("not numerically comparable"),
@@ -664,39 +673,19 @@ impl Comparer<'_> {
         Outcome::NotEqual("exact normal forms differ")
     }
 
-    /// The decimal rule: a decimal with at least [`MIN_ROUNDED_PLACES`] places equals
-    /// an exact non-decimal value that rounds (half away from zero) to it.
-    fn decimal_rounding(&mut self, g: &Expr, gv: &Value, r: &Expr, rv: &Value) -> Option<Outcome> {
-        let g_dec = decimal_literal(g);
-        let r_dec = decimal_literal(r);
-        let (exact_expr, exact_value, (negative, numeral)) = match (g_dec, r_dec) {
-            (None, Some(d)) => (g, gv, d),
-            (Some(d), None) => (r, rv, d),
-            _ => return None,
-        };
-        let places = numeral.shown_places();
-        if !(MIN_ROUNDED_PLACES..=60).contains(&places) || exact_value.has_vars() {
+    /// The opt-in `approx` rule (see [`super::approx`]): two constant values that are
+    /// not exactly equal match when they agree to the configured precision.
+    fn approximately(&mut self, g: &Expr, gv: &Value, r: &Expr, rv: &Value) -> Option<Outcome> {
+        let approx = self.approx?;
+        if gv.has_vars() || rv.has_vars() {
             return None;
         }
-        let target = numeral.value()?;
-        let target = if negative { -target } else { target };
-        let scale = BigRational::from_integer(num_traits::pow(BigInt::from(10), places as usize));
-        let scaled_target = (&target * &scale).round();
-        let rounded = match exact_value.as_rational() {
-            Some(q) => round_half_away(&(q * &scale)),
-            None => {
-                let v = numeric::constant_value(exact_expr, self.budget)?;
-                if places > 12 {
-                    return Some(long_decimal(v, &target, places));
-                }
-                let scaled = v * 10f64.powi(places as i32);
-                BigRational::from_float(scaled.round())?
-            }
-        };
-        Some(if rounded == scaled_target {
-            Outcome::Equal("decimal is the exact value rounded to the digits shown")
+        let gold = numeric::constant_value(g, self.budget)?;
+        let answer = numeric::constant_value(r, self.budget)?;
+        Some(if approx.accepts(gold, answer) {
+            Outcome::Equal("equal to the precision of the approx setting")
         } else {
-            Outcome::NotEqual("decimal is not the exact value rounded")
+            Outcome::NotEqual("not equal to the precision of the approx setting")
         })
     }
 }
@@ -714,38 +703,15 @@ fn distinct(items: &[Expr]) -> Vec<&Expr> {
     out
 }
 
-/// A decimal of more than 12 places against an irrational value, as a program prints
-/// it (`4.123105625617661` for `\\sqrt{17}`): equal when it is within half a unit of
-/// its last place plus one ulp of the double-precision value, and only while all
-/// its significant digits (at most 17) are ones a double resolves.
-fn long_decimal(v: f64, target: &BigRational, places: i64) -> Outcome {
-    use num_traits::ToPrimitive;
-    let int_digits = v.abs().log10().floor().max(0.0) as i64 + 1;
-    let Some(t) = target.to_f64() else {
-        return Outcome::NotEqual("decimal is not the exact value rounded");
-    };
-    if !v.is_finite() || int_digits + places > 17 {
-        return Outcome::NotEqual("too many digits to check against an irrational value");
-    }
-    let half_unit = 0.5 * 10f64.powi(-(places as i32));
-    // One unit in the last place of `v`: the double itself is only that exact.
-    let slack = f64::EPSILON * v.abs();
-    if (t - v).abs() <= half_unit + slack {
-        Outcome::Equal("decimal is the exact value rounded to the digits shown")
-    } else {
-        Outcome::NotEqual("decimal is not the exact value rounded")
-    }
-}
-
-/// `q` rounded to an integer, halves away from zero.
-fn round_half_away(q: &BigRational) -> BigRational {
-    q.round()
-}
-
-/// A decimal numeral, possibly negated: `(negative, numeral)`.
-fn decimal_literal(e: &Expr) -> Option<(bool, &Numeral)> {
-    e.as_signed_numeral()
-        .filter(|(_, n)| n.decimal || n.exp10 != 0)
+/// Whether a written decimal (`0.8415`, `1.5e-3`) occurs in the expression.
+fn has_decimal(e: &Expr) -> bool {
+    let mut found = false;
+    e.visit(&mut |x| {
+        if let Expr::Num(n) = x {
+            found |= n.decimal || n.exp10 < 0;
+        }
+    });
+    found
 }
 
 fn strip_degree(e: &Expr) -> &Expr {
@@ -832,12 +798,16 @@ mod tests {
     }
 
     #[test]
-    fn decimal_rule() {
-        assert!(eq("\\frac13", "0.33"));
-        assert!(!eq("\\frac13", "0.3"));
-        assert!(!eq("\\frac23", "0.66"));
-        assert!(eq("\\pi", "3.14"));
-        assert!(eq("3.14", "\\pi"));
+    fn decimals_are_exact() {
+        assert!(!eq("\\frac13", "0.33"));
+        assert!(eq("\\frac13", "0.\\overline{3}"));
+        assert!(eq("\\frac58", "0.625"));
+        assert!(!eq("\\frac58", "0.63"));
+        assert!(!eq("\\pi", "3.14"));
+        assert!(!eq("3.14", "\\pi"));
+        assert!(!eq("0.45", "\\frac{5}{11}"));
         assert!(!eq("0.5", "0.49"));
+        assert!(!eq("\\sin 1", "0.8415"));
+        assert!(!eq("\\sin 1", "0.8414709848078965"));
     }
 }

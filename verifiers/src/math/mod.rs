@@ -68,6 +68,7 @@
 //! - **Multiple choice**: a single capital letter (optionally in parentheses).
 //! - Text answers compare lower-cased without spaces.
 
+mod approx;
 mod decimal_comma;
 mod equivalence;
 mod exact;
@@ -80,8 +81,10 @@ mod normal;
 mod numeric;
 mod parser;
 mod plus_minus;
+mod units;
 mod verifier;
 
+pub use approx::{Approx, ApproxError, MathOptions};
 pub use equivalence::Outcome;
 pub use expr::{Constant, Expr, Func, Numeral, RelOp};
 pub use extract::{clean_gold, extract_answer, AnswerSource, Extraction};
@@ -94,7 +97,7 @@ pub fn work_spent(answer: &str, gold: &str) -> u64 {
     let gold = clean_gold(gold);
     let mut budget = Budget::default();
     let mut scratch = no_answer("");
-    decide(answer, &gold, &mut budget, &mut scratch);
+    decide(answer, &gold, &MathOptions::default(), &mut budget, &mut scratch);
     limits::WORK_BUDGET - budget.left()
 }
 
@@ -119,8 +122,13 @@ pub struct MathVerdict {
     pub reason: String,
 }
 
-/// Extracts the answer from `response` and compares it with `gold`.
+/// Extracts the answer from `response` and compares it with `gold`, exactly.
 pub fn check(response: &str, gold: &str) -> MathVerdict {
+    check_with(response, gold, &MathOptions::default())
+}
+
+/// [`check`] under explicit options (the opt-in `approx` rounding).
+pub fn check_with(response: &str, gold: &str, options: &MathOptions) -> MathVerdict {
     let extraction = extract_answer(response);
     let (text, source) = match extraction {
         Extraction::Found { text, source } => (text, source),
@@ -129,7 +137,7 @@ pub fn check(response: &str, gold: &str) -> MathVerdict {
             return no_answer("no boxed answer, answer phrase or final expression")
         }
     };
-    let mut verdict = equivalent(&text, gold);
+    let mut verdict = equivalent_with(&text, gold, options);
     verdict.extracted = Some(text);
     verdict.source = Some(source);
     verdict
@@ -147,8 +155,13 @@ fn no_answer(reason: &str) -> MathVerdict {
     }
 }
 
-/// Compares an already-extracted answer with a gold answer (LaTeX or plain).
+/// Compares an already-extracted answer with a gold answer (LaTeX or plain), exactly.
 pub fn equivalent(answer: &str, gold: &str) -> MathVerdict {
+    equivalent_with(answer, gold, &MathOptions::default())
+}
+
+/// [`equivalent`] under explicit options.
+pub fn equivalent_with(answer: &str, gold: &str, options: &MathOptions) -> MathVerdict {
     let gold = clean_gold(gold);
     let mut budget = Budget::default();
     let mut out = MathVerdict {
@@ -160,12 +173,12 @@ pub fn equivalent(answer: &str, gold: &str) -> MathVerdict {
         verdict: "wrong",
         reason: String::new(),
     };
-    let mut outcome = decide(answer, &gold, &mut budget, &mut out);
+    let mut outcome = decide(answer, &gold, options, &mut budget, &mut out);
     if let Outcome::NotEqual(_) = outcome {
         // A lone `1,22` is a list unless the other side is a decimal: then a decimal comma.
         if let Some((a, g)) = decimal_comma::reading(answer, &gold) {
             let mut retry = out.clone();
-            let again = decide(&a, &g, &mut budget, &mut retry);
+            let again = decide(&a, &g, options, &mut budget, &mut retry);
             if again.is_equal() {
                 outcome = Outcome::Equal("same value with a decimal comma");
                 out = retry;
@@ -187,7 +200,13 @@ pub fn equivalent(answer: &str, gold: &str) -> MathVerdict {
     out
 }
 
-fn decide(answer: &str, gold: &str, budget: &mut Budget, out: &mut MathVerdict) -> Outcome {
+fn decide(
+    answer: &str,
+    gold: &str,
+    options: &MathOptions,
+    budget: &mut Budget,
+    out: &mut MathVerdict,
+) -> Outcome {
     if answer.len() > limits::MAX_ANSWER_BYTES || gold.len() > limits::MAX_ANSWER_BYTES {
         return Outcome::Undecidable(LimitHit::AnswerTooLong);
     }
@@ -223,7 +242,8 @@ fn decide(answer: &str, gold: &str, budget: &mut Budget, out: &mut MathVerdict) 
         Err(ParseError::Limit(l)) => return Outcome::Undecidable(l),
         Err(ParseError::Syntax(_)) => return Outcome::NotEqual("answer is not parseable"),
     };
-    if !g.units.is_empty() && !a.units.is_empty() && unit_keys(&g.units) != unit_keys(&a.units) {
+    if !g.units.is_empty() && !a.units.is_empty() && units::keys(&g.units) != units::keys(&a.units)
+    {
         return Outcome::NotEqual("units differ");
     }
     let mut known = Vec::new();
@@ -238,7 +258,7 @@ fn decide(answer: &str, gold: &str, budget: &mut Budget, out: &mut MathVerdict) 
             }
         }
     }
-    equivalence::compare_with_known(&g.expr, &a.expr, known, budget)
+    equivalence::compare_with_known(&g.expr, &a.expr, known, options.approx, budget)
 }
 
 /// The answer text with spacing and presentation commands removed, for the
@@ -285,32 +305,4 @@ fn unwrapped_text(s: &str) -> String {
         }
     }
     out
-}
-
-/// Units reduced to one spelling per unit.
-fn unit_keys(units: &[String]) -> Vec<String> {
-    units
-        .iter()
-        .map(|u| {
-            match u.as_str() {
-                "inch" | "inches" | "in" => "in",
-                "foot" | "feet" | "ft" => "ft",
-                "meter" | "meters" | "metre" | "metres" | "m" => "m",
-                "centimeters" | "cm" => "cm",
-                "kilometers" | "km" => "km",
-                "mile" | "miles" | "mi" => "mi",
-                "yard" | "yards" | "yd" => "yd",
-                "dollar" | "dollars" => "dollar",
-                "cent" | "cents" => "cent",
-                "hour" | "hours" | "hr" => "h",
-                "minute" | "minutes" | "min" => "min",
-                "second" | "seconds" | "sec" | "s" => "s",
-                "degree" | "degrees" | "deg" => "deg",
-                "square" | "sq" | "cubic" => "",
-                other => other.trim_end_matches('s'),
-            }
-            .to_owned()
-        })
-        .filter(|u| !u.is_empty())
-        .collect()
 }

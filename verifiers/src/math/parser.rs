@@ -44,19 +44,24 @@ pub fn parse(src: &str) -> Result<Parsed, ParseError> {
     if let Some(groups) = solution_groups(src) {
         return Ok(groups);
     }
-    let (src, letter_unit) = split_letter_unit(src);
-    let tokens = tokenize(src)?;
-    let (tokens, mut units) = strip_units(tokens);
-    if let Some(unit) = letter_unit {
-        // Only a plain value may carry a one-letter unit: `5 m` is 5 metres, `5 m + n` is not.
-        if tokens
-            .iter()
-            .any(|t| matches!(t, Tok::Letter(_) | Tok::Word(_)))
-        {
-            return Err(ParseError::Syntax("a letter after an expression".into()));
+    let (tokens, units) = strip_units(tokenize(src)?);
+    let (tokens, units) = match super::units::split_trailing(src) {
+        Some((value, unit)) => {
+            // Only a value without names may carry a plain-text unit: `5 m` is 5
+            // metres, `\pi r^2 h` is a product.
+            let (value_tokens, mut value_units) = strip_units(tokenize(value)?);
+            if value_tokens
+                .iter()
+                .any(|t| matches!(t, Tok::Letter(_) | Tok::Word(_)))
+            {
+                (tokens, units)
+            } else {
+                value_units.extend(unit);
+                (value_tokens, value_units)
+            }
         }
-        units.push(unit);
-    }
+        None => (tokens, units),
+    };
     if tokens.is_empty() {
         return Err(ParseError::Syntax("empty answer".into()));
     }
@@ -181,37 +186,7 @@ const UNITS: [&str; 58] = [
 
 fn is_unit(word: &str) -> bool {
     let lower = word.to_lowercase();
-    UNITS.contains(&lower.as_str())
-}
-
-/// One-letter SI units (metres, seconds, grams, hours, litres, newtons, joules, watts,
-/// kelvin, volts).
-const UNIT_LETTERS: [char; 10] = ['m', 's', 'g', 'h', 'L', 'N', 'J', 'W', 'K', 'V'];
-
-/// Splits a trailing one-letter unit off a value: `5 m`, `12.5 s`, `1,000.99m²`. The
-/// letter counts as a unit only when a space separates it from a digit, or when it
-/// carries `²`/`³` (`5m` and `5 m^2` stay a product with the variable `m`).
-fn split_letter_unit(src: &str) -> (&str, Option<String>) {
-    let trimmed = src.trim_end().trim_end_matches(['.', '$']).trim_end();
-    let (body, squared) = match trimmed.strip_suffix(['²', '³']) {
-        Some(b) => (b, true),
-        None => (trimmed, false),
-    };
-    let Some(unit) = body
-        .chars()
-        .next_back()
-        .filter(|c| UNIT_LETTERS.contains(c))
-    else {
-        return (src, None);
-    };
-    let value = &body[..body.len() - unit.len_utf8()];
-    let spaced = value.ends_with(char::is_whitespace);
-    let after_digit = value.trim_end().ends_with(|c: char| c.is_ascii_digit());
-    if after_digit && (spaced || squared) {
-        (value.trim_end(), Some(unit.to_string()))
-    } else {
-        (src, None)
-    }
+    UNITS.contains(&lower.as_str()) || super::units::canonical(word).is_some()
 }
 
 /// Removes unit words (with a following `^2`/`^3`), currency signs and the words
@@ -232,7 +207,7 @@ fn strip_units(mut tokens: Vec<Tok>) -> (Vec<Tok>, Vec<String>) {
         if value_before {
             for t in tokens.drain(tokens.len() - words_at_end..) {
                 if let Tok::Word(w) = t {
-                    units.push(w.to_lowercase());
+                    units.push(w);
                 }
             }
         }
@@ -245,12 +220,14 @@ fn strip_units(mut tokens: Vec<Tok>) -> (Vec<Tok>, Vec<String>) {
                 out.push(Tok::Comma);
             }
             Tok::Word(w) if is_unit(w) => {
-                units.push(w.to_lowercase());
-                if tokens.get(i + 1) == Some(&Tok::Caret)
-                    && matches!(tokens.get(i + 2), Some(Tok::Num(_)))
-                {
-                    i += 2;
+                let mut unit = w.to_lowercase();
+                if tokens.get(i + 1) == Some(&Tok::Caret) {
+                    if let Some(Tok::Num(p)) = tokens.get(i + 2) {
+                        unit = format!("{unit}^{}", p.digits);
+                        i += 2;
+                    }
                 }
+                units.push(unit);
             }
             Tok::Dollar => {}
             t => out.push(t.clone()),
@@ -1138,7 +1115,7 @@ mod tests {
     #[test]
     fn units_are_recorded() {
         let parsed = parse("5\\text{ cm}^2").unwrap();
-        assert_eq!(parsed.units, vec!["cm".to_string()]);
+        assert_eq!(parsed.units, vec!["cm^2".to_string()]);
         assert!(matches!(parsed.expr, Expr::Num(_)));
     }
 
