@@ -159,6 +159,13 @@ fn as_intervals(e: &Expr) -> Option<Vec<Interval>> {
             }
             Some(out)
         }
+        Expr::List(items) if inequality_list(e) => {
+            let mut out = Vec::new();
+            for item in items {
+                out.extend(as_intervals(item)?);
+            }
+            Some(joined_half_lines(out))
+        }
         // `x \in [a, b]` (read as `x = [a, b]`).
         Expr::Relation { sides, ops } if ops == &[RelOp::Eq] && is_name_like(&sides[0]) => {
             as_intervals(&sides[1])
@@ -168,6 +175,55 @@ fn as_intervals(e: &Expr) -> Option<Vec<Interval>> {
         }
         _ => None,
     }
+}
+
+/// Whether an expression is a list of inequalities in one variable (`x < -2, x > 3`,
+/// from `x < -2 \text{ or } x > 3` or `… and …`).
+fn inequality_list(e: &Expr) -> bool {
+    let Expr::List(items) = e else {
+        return false;
+    };
+    let mut variable = None;
+    items.len() >= 2
+        && items.iter().all(|item| match item {
+            Expr::Relation { sides, ops }
+                if ops
+                    .iter()
+                    .all(|o| matches!(o, RelOp::Lt | RelOp::Le | RelOp::Gt | RelOp::Ge)) =>
+            {
+                let Some(name) = sides.iter().find(|s| is_name_like(s)) else {
+                    return false;
+                };
+                variable.get_or_insert(name) == &name
+            }
+            _ => false,
+        })
+}
+
+/// Two half-lines that overlap (`x > -2` and `x < 3`) mean their intersection,
+/// `(-2, 3)`; half-lines that do not (`x \le -2` or `x \ge 3`) mean their union.
+fn joined_half_lines(mut parts: Vec<Interval>) -> Vec<Interval> {
+    let [a, b] = parts.as_slice() else {
+        return parts;
+    };
+    let (below, above) = match (a.lo == infinity(true), b.hi == infinity(false)) {
+        (true, true) if a.hi != infinity(false) && b.lo != infinity(true) => (a, b),
+        _ if b.lo == infinity(true) && a.hi == infinity(false) => (b, a),
+        _ => return parts,
+    };
+    let mut budget = Budget::new(2_000);
+    let (Some(upper), Some(lower)) = (
+        numeric::constant_value(&below.hi, &mut budget),
+        numeric::constant_value(&above.lo, &mut budget),
+    ) else {
+        return parts;
+    };
+    if lower < upper {
+        let (lo, lo_closed) = (above.lo.clone(), above.lo_closed);
+        let (hi, hi_closed) = (below.hi.clone(), below.hi_closed);
+        parts = vec![interval(lo, lo_closed, hi, hi_closed)];
+    }
+    parts
 }
 
 /// An inequality on `|x|` with numeric bounds: `1 \le |z| \le 2` is
@@ -469,6 +525,13 @@ impl Comparer<'_> {
     }
 
     fn collections(&mut self, g: &Expr, r: &Expr) -> Outcome {
+        // `x \le -2 \text{ or } x \ge 3` against `(-\infty,-2] \cup [3,\infty)`.
+        if inequality_list(g) || inequality_list(r) {
+            return match (as_intervals(g), as_intervals(r)) {
+                (Some(a), Some(b)) => self.interval_sets(&a, &b),
+                _ => Outcome::NotEqual("inequalities against a different kind of answer"),
+            };
+        }
         let g_pm = expand_plus_minus(g);
         let r_pm = expand_plus_minus(r);
         let g_flat = g_pm.or_else(|| flatten_plus_minus(g));
@@ -476,7 +539,18 @@ impl Comparer<'_> {
         let g_items = g_flat.as_deref();
         let r_items = r_flat.as_deref();
         match (g, r, g_items, r_items) {
-            (_, _, Some(a), Some(b)) => self.unordered(a, b),
+            (_, _, Some(a), Some(b)) => {
+                // `\{-2, 3, 3\}` is the set {-2, 3}; a bare list keeps its repeats.
+                let a = match self.set_elements(g, a) {
+                    Ok(a) => a,
+                    Err(o) => return o,
+                };
+                let b = match self.set_elements(r, b) {
+                    Ok(b) => b,
+                    Err(o) => return o,
+                };
+                self.unordered(&a, &b)
+            }
             (
                 Expr::Tuple {
                     open: o1,
@@ -562,6 +636,32 @@ impl Comparer<'_> {
         }
     }
 
+    /// The distinct elements of a set written with `\{…\}` (equal elements count
+    /// once); the items of anything else unchanged.
+    fn set_elements(&mut self, e: &Expr, items: &[Expr]) -> Result<Vec<Expr>, Outcome> {
+        if !matches!(e, Expr::Set(_)) {
+            return Ok(items.to_vec());
+        }
+        let mut out: Vec<Expr> = Vec::with_capacity(items.len());
+        for item in items {
+            let mut repeated = false;
+            for kept in &out {
+                match self.compare(kept, item) {
+                    Outcome::Equal(_) => {
+                        repeated = true;
+                        break;
+                    }
+                    Outcome::Undecidable(l) => return Err(Outcome::Undecidable(l)),
+                    Outcome::NotEqual(_) => {}
+                }
+            }
+            if !repeated {
+                out.push(item.clone());
+            }
+        }
+        Ok(out)
+    }
+
     fn ordered(&mut self, a: &[Expr], b: &[Expr], reason: &'static str) -> Outcome {
         if a.len() != b.len() {
             return Outcome::NotEqual("different number of elements");
@@ -639,6 +739,10 @@ impl Comparer<'_> {
     }
 
     fn values(&mut self, g: &Expr, r: &Expr) -> Outcome {
+        // `4^{5000}` against `2^{10000}`: compared by prime exponents, never built.
+        if let Some(outcome) = super::power::compare(g, r, self.budget) {
+            return outcome;
+        }
         let (gv, rv) = match (self.normal(g), self.normal(r)) {
             (Ok(a), Ok(b)) => (a, b),
             (Err(NormalError::Limit(l)), _) | (_, Err(NormalError::Limit(l))) => {
@@ -691,8 +795,8 @@ impl Comparer<'_> {
 }
 
 /// The elements without exact repeats of a tuple, in order. A solution tuple written
-/// twice is one solution; a repeated number may be a multiplicity (`\{1,2,2\}` stays
-/// different from `\{1,2\}`).
+/// twice is one solution; a repeated number in a bare list may be a multiplicity
+/// (`1, 2, 2` stays different from `1, 2`; sets drop repeats in `set_elements`).
 fn distinct(items: &[Expr]) -> Vec<&Expr> {
     let mut out: Vec<&Expr> = Vec::with_capacity(items.len());
     for item in items {

@@ -97,6 +97,15 @@ impl Func {
         })
     }
 
+    /// `sin`, `cos`, `tan` and their reciprocals (arguments in radians, or degrees
+    /// when written with `^\circ`).
+    pub fn is_trigonometric(self) -> bool {
+        matches!(
+            self,
+            Func::Sin | Func::Cos | Func::Tan | Func::Cot | Func::Sec | Func::Csc
+        )
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Func::Sin => "sin",

@@ -24,8 +24,9 @@ pub const MAX_EXPAND_EXPONENT: u64 = 64;
 pub const MAX_TERMS: usize = 256;
 /// Largest `n` for `n!` (the bit limit usually stops it earlier).
 pub const MAX_FACTORIAL: u64 = 5_000;
-/// Most digits written in one numeral (before any arithmetic).
-pub const MAX_NUMERAL_DIGITS: usize = 2_000;
+/// Most digits written in one numeral (before any arithmetic): as long as an answer
+/// may be, so a 3,011-digit integer such as `2^{10000}` written out is compared.
+pub const MAX_NUMERAL_DIGITS: usize = MAX_ANSWER_BYTES;
 /// Most elements of a set, tuple or matrix.
 pub const MAX_ELEMENTS: usize = 64;
 /// Work units one check may spend. Charges are calibrated so that a unit is roughly

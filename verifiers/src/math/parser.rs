@@ -41,6 +41,8 @@ pub fn parse(src: &str) -> Result<Parsed, ParseError> {
     if src.len() > MAX_ANSWER_BYTES {
         return Err(ParseError::Limit(LimitHit::AnswerTooLong));
     }
+    let converted = super::unicode::to_latex(src);
+    let src: &str = &converted;
     if let Some(groups) = solution_groups(src) {
         return Ok(groups);
     }
@@ -251,8 +253,14 @@ fn choice_letter(tokens: &[Tok]) -> Option<char> {
 /// The choice letter that opens an answer such as `(B) 42`, `B) 42`, `B. 42` or
 /// `\text{(B) } 42`; `None` when the answer does not open with one.
 pub fn leading_choice(answer: &str) -> Option<char> {
-    let s = answer.trim_start();
-    let s = s.strip_prefix("\\text{").unwrap_or(s).trim_start();
+    // `\textbf{(C) } 12`, `**(C)** 12`, `$\text{(C)}$ 12`: emphasis and wrappers first.
+    let mut s = answer.trim_start();
+    while let Some(rest) = ["\\text{", "\\textbf{", "\\mathrm{", "\\mathbf{", "**", "$"]
+        .iter()
+        .find_map(|w| s.strip_prefix(w))
+    {
+        s = rest.trim_start();
+    }
     let (s, parenthesised) = match s.strip_prefix('(') {
         Some(rest) => (rest, true),
         None => (s, false),
@@ -474,7 +482,14 @@ impl Parser {
     }
 
     fn union(&mut self) -> PResult {
-        let first = self.additive()?;
+        let mut first = self.additive()?;
+        // `\mathbb{R} \setminus \{0\}`: an interval without points or an interval.
+        while self.is_cmd("setminus") || self.is_cmd("backslash") {
+            self.pos += 1;
+            let removed = self.additive()?;
+            first = super::set_difference::difference(first, &removed)
+                .ok_or_else(|| syntax("set difference not compared"))?;
+        }
         if !self.is_cmd("cup") && !self.is_cmd("cap") {
             return Ok(first);
         }
@@ -531,7 +546,16 @@ impl Parser {
             Some(Tok::Letter(_) | Tok::LParen | Tok::LBrace) => true,
             Some(Tok::Cmd(c)) => !matches!(
                 c.as_str(),
-                "cup" | "cap" | "in" | "end" | "rangle" | "to" | "rightarrow" | "Rightarrow"
+                "cup"
+                    | "cap"
+                    | "in"
+                    | "end"
+                    | "rangle"
+                    | "to"
+                    | "rightarrow"
+                    | "Rightarrow"
+                    | "setminus"
+                    | "backslash"
             ),
             _ => false,
         }
@@ -920,6 +944,12 @@ impl Parser {
                 }
             }
         };
+        // `\sin 30^\circ`: degrees inside a trigonometric function are converted.
+        let arg = if f.is_trigonometric() {
+            degrees_to_radians(arg)
+        } else {
+            arg
+        };
         let applied = match (f, base) {
             (Func::Log, Some(b)) => Expr::LogBase(Box::new(b), Box::new(arg)),
             (_, Some(_)) => return Err(syntax("subscript on a function")),
@@ -992,6 +1022,30 @@ impl Parser {
             }
         }
         Err(syntax("unclosed environment name"))
+    }
+}
+
+/// `x^\circ` as `x·π/180`, wherever it occurs in a trigonometric argument.
+fn degrees_to_radians(e: Expr) -> Expr {
+    let to_radians = |x: Expr| {
+        Expr::Mul(vec![
+            x,
+            Expr::Div(
+                Box::new(Expr::Const(Constant::Pi)),
+                Box::new(Expr::integer(180)),
+            ),
+        ])
+    };
+    match e {
+        Expr::Degree(x) => to_radians(*x),
+        Expr::Neg(x) => Expr::Neg(Box::new(degrees_to_radians(*x))),
+        Expr::Add(xs) => Expr::Add(xs.into_iter().map(degrees_to_radians).collect()),
+        Expr::Mul(xs) => Expr::Mul(xs.into_iter().map(degrees_to_radians).collect()),
+        Expr::Div(a, b) => Expr::Div(
+            Box::new(degrees_to_radians(*a)),
+            Box::new(degrees_to_radians(*b)),
+        ),
+        other => other,
     }
 }
 
