@@ -170,6 +170,13 @@ fn as_intervals(e: &Expr) -> Option<Vec<Interval>> {
         Expr::Relation { sides, ops } if ops == &[RelOp::Eq] && is_name_like(&sides[0]) => {
             as_intervals(&sides[1])
         }
+        // `x \ne 2`: everything but one point.
+        Expr::Relation { sides, ops } if ops == &[RelOp::Ne] && is_name_like(&sides[0]) => {
+            Some(vec![
+                interval(infinity(true), false, sides[1].clone(), false),
+                interval(sides[1].clone(), false, infinity(false), false),
+            ])
+        }
         Expr::Relation { sides, ops } => {
             abs_intervals(sides, ops).or_else(|| inequality_interval(sides, ops).map(|i| vec![i]))
         }

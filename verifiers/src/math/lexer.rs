@@ -267,6 +267,10 @@ impl Lexer {
         if count == 1 && !in_text {
             return self.push(Tok::Letter(self.chars[start]));
         }
+        // `\operatorname{cis}\theta`, `cis(θ)`: cos θ + i sin θ.
+        if word == "cis" {
+            return self.push(Tok::Cmd(word));
+        }
         if !in_text && word == "or" {
             return self.push(Tok::Comma);
         }

@@ -585,6 +585,13 @@ impl Parser {
                 Some(Tok::Num(_)) if matches!(factors.last(), Some(Expr::Factorial(_))) => {
                     factors.push(self.power()?)
                 }
+                // `2^{10}3^{5}`: a number may follow a braced exponent.
+                Some(Tok::Num(_))
+                    if matches!(factors.last(), Some(Expr::Pow(..)))
+                        && self.toks[self.pos - 1] == Tok::RBrace =>
+                {
+                    factors.push(self.power()?)
+                }
                 _ => break,
             }
         }
@@ -847,6 +854,13 @@ impl Parser {
             return self.function(f);
         }
         Ok(match name {
+            "cis" => match self.function(Func::Cos)? {
+                Expr::Func(Func::Cos, theta) => Expr::Add(vec![
+                    Expr::Func(Func::Cos, theta.clone()),
+                    Expr::Mul(vec![Expr::Const(Constant::I), Expr::Func(Func::Sin, theta)]),
+                ]),
+                _ => return Err(syntax("a power of cis")),
+            },
             "pi" => Expr::Const(Constant::Pi),
             "infty" | "inf" | "infinity" => Expr::Const(Constant::Infinity),
             "emptyset" => Expr::Set(Vec::new()),
