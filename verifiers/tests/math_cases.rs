@@ -1,7 +1,7 @@
 //! Hundreds of (gold, answer, expected) cases for the math verifier: every construct
 //! of issue 3, true and false pairs, and the known Math-Verify failures.
 
-use cascade_verifiers::math::{check, equivalent};
+use cascade_verifiers::math::{check, equivalent, equivalent_with, Approx, MathOptions};
 
 /// (gold, extracted answer, expected verdict)
 const CASES: &[(&str, &str, bool)] = &[
@@ -680,4 +680,63 @@ fn limits_give_undecidable_not_hangs() {
     assert!(equivalent("2^{2^{64}}", "4^{2^{63}}").correct);
     let v = equivalent("(x+1)^{1000}", "x");
     assert_eq!(v.verdict, "undecidable");
+}
+
+/// The labelled bench corpus (`datasets/math/bench_corpus.jsonl`, written by
+/// `scripts/compare/math_corpus.py`, including issue 13's answer-form classes) holds
+/// in CI, not only in the bench.
+#[test]
+fn bench_corpus_agrees_with_its_labels() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../datasets/math/bench_corpus.jsonl");
+    let text = std::fs::read_to_string(path).expect("the bench corpus is in the repository");
+    let mut wrong = Vec::new();
+    let mut rows = 0;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let row: serde_json::Value = serde_json::from_str(line).expect("a corpus row");
+        let field = |k: &str| row[k].as_str().unwrap_or_default().to_owned();
+        let label = row["label"].as_bool().unwrap_or(false);
+        let v = check(&field("response"), &field("answer"));
+        rows += 1;
+        if v.correct != label {
+            wrong.push(format!("{} [{}]: {}", field("id"), field("category"), v.reason));
+        }
+    }
+    assert!(rows > 3000, "{rows}");
+    assert!(wrong.is_empty(), "{} rows disagree:\n{}", wrong.len(), wrong.join("\n"));
+}
+
+/// Rounding is opt-in: the cases the exact rule rejects are accepted under `approx`.
+#[test]
+fn rounded_decimals_need_approx() {
+    let digits = |d| MathOptions {
+        approx: Some(Approx::SignificantDigits(d)),
+    };
+    let tolerance = |r| MathOptions {
+        approx: Some(Approx::RelativeTolerance(r)),
+    };
+    for (gold, answer, options) in [
+        ("\\frac{1}{3}", "0.333", digits(3)),
+        ("\\frac{5}{8}", "0.63", digits(2)),
+        ("\\pi", "3.14", digits(3)),
+        ("\\pi", "3.1416", tolerance(1e-4)),
+        ("\\sqrt{2}", "1.41421356", digits(9)),
+        ("1-\\frac{1}{e}", "0.632", digits(3)),
+        ("0.45", "\\frac{5}{11}", digits(2)),
+        ("\\sqrt{17}", "4.123105625617661", tolerance(1e-12)),
+        ("[0, 2\\pi)", "[0, 6.28)", digits(3)),
+    ] {
+        assert!(!equivalent(answer, gold).correct, "{gold} {answer} exact");
+        let v = equivalent_with(answer, gold, &options);
+        assert!(v.correct, "{gold} {answer} {options:?}: {}", v.reason);
+    }
+    for (gold, answer, options) in [
+        ("\\frac{1}{3}", "0.33", digits(3)),
+        ("\\pi", "3.14", digits(4)),
+        ("\\pi", "3.14", tolerance(1e-4)),
+        ("0.45", "0.46", digits(2)),
+        ("x", "0.5", digits(1)),
+    ] {
+        let v = equivalent_with(answer, gold, &options);
+        assert!(!v.correct, "{gold} {answer} {options:?}: {}", v.reason);
+    }
 }

@@ -8,6 +8,9 @@
 use std::fmt;
 use std::str::FromStr;
 
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{FromPrimitive, Signed, ToPrimitive, Zero};
 use serde::Deserialize;
 
 /// How close a value must be to a gold value under the `approx` setting.
@@ -71,17 +74,74 @@ impl Approx {
         (r.is_finite() && r > 0.0 && r < 1.0).then_some(Approx::RelativeTolerance(r))
     }
 
-    /// Whether `answer` is close enough to `gold` (both finite reals).
-    pub fn accepts(self, gold: f64, answer: f64) -> bool {
-        if !gold.is_finite() || !answer.is_finite() {
+    /// Whether `answer` is close enough to `gold`.
+    pub fn accepts(self, gold: &Real, answer: &Real) -> bool {
+        let (g, a) = (gold.to_f64(), answer.to_f64());
+        if !g.is_finite() || !a.is_finite() {
             return false;
         }
         match self {
             Approx::SignificantDigits(d) => {
-                let round = |v: f64| format!("{:.*e}", (d - 1) as usize, v);
-                round(gold) == round(answer)
+                let (Some(x), Some(y)) = (gold.significant(d), answer.significant(d)) else {
+                    return false;
+                };
+                x == y
             }
-            Approx::RelativeTolerance(r) => (answer - gold).abs() <= r * gold.abs(),
+            Approx::RelativeTolerance(r) => (a - g).abs() <= r * g.abs(),
+        }
+    }
+}
+
+/// A real value: exact when rational (so `0.625` rounds up to `0.63`, as written),
+/// else a double.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Real {
+    Exact(BigRational),
+    Float(f64),
+}
+
+impl Real {
+    fn to_f64(&self) -> f64 {
+        match self {
+            Real::Exact(q) => q.to_f64().unwrap_or(f64::NAN),
+            Real::Float(v) => *v,
+        }
+    }
+
+    /// The value rounded (halves away from zero) to `d` significant digits, as
+    /// `(digits, exponent)`: `0.625` to two digits is `(63, -1)`.
+    fn significant(&self, d: u32) -> Option<(BigInt, i64)> {
+        let v = self.to_f64();
+        if v == 0.0 {
+            return Some((BigInt::zero(), 0));
+        }
+        let low = num_traits::pow(BigInt::from(10), d as usize - 1);
+        let high = &low * 10;
+        let mut e = v.abs().log10().floor() as i64;
+        // The estimate of the exponent can be off by one next to a power of ten.
+        for _ in 0..3 {
+            let m = self.scaled_round(i64::from(d) - 1 - e)?;
+            if m.abs() >= high {
+                e += 1;
+            } else if m.abs() < low {
+                e -= 1;
+            } else {
+                return Some((m, e));
+            }
+        }
+        None
+    }
+
+    /// `round(value · 10^k)`, halves away from zero.
+    fn scaled_round(&self, k: i64) -> Option<BigInt> {
+        let ten = BigRational::from_integer(BigInt::from(10));
+        match self {
+            Real::Exact(q) => {
+                let scale = num_traits::pow(ten, k.unsigned_abs() as usize);
+                let scaled = if k >= 0 { q * scale } else { q / scale };
+                Some(scaled.round().to_integer())
+            }
+            Real::Float(v) => BigInt::from_f64((v * 10f64.powi(k as i32)).round()),
         }
     }
 }
@@ -143,12 +203,15 @@ mod tests {
 
     #[test]
     fn closeness() {
-        let pi = std::f64::consts::PI;
-        assert!(Approx::SignificantDigits(3).accepts(3.14, pi));
-        assert!(!Approx::SignificantDigits(4).accepts(3.14, pi));
-        assert!(Approx::SignificantDigits(2).accepts(0.45, 5.0 / 11.0));
-        assert!(!Approx::SignificantDigits(3).accepts(1.0 / 3.0, 0.33));
-        assert!(Approx::RelativeTolerance(1e-3).accepts(pi, 3.1416));
-        assert!(!Approx::RelativeTolerance(1e-4).accepts(pi, 3.14));
+        let pi = Real::Float(std::f64::consts::PI);
+        let q = |n: i64, d: i64| Real::Exact(BigRational::new(n.into(), d.into()));
+        assert!(Approx::SignificantDigits(3).accepts(&q(314, 100), &pi));
+        assert!(!Approx::SignificantDigits(4).accepts(&q(314, 100), &pi));
+        assert!(Approx::SignificantDigits(2).accepts(&q(45, 100), &q(5, 11)));
+        assert!(!Approx::SignificantDigits(3).accepts(&q(1, 3), &q(33, 100)));
+        assert!(Approx::SignificantDigits(2).accepts(&q(5, 8), &q(63, 100)));
+        assert!(Approx::SignificantDigits(1).accepts(&q(99, 100), &q(1, 1)));
+        assert!(Approx::RelativeTolerance(1e-3).accepts(&pi, &q(31416, 10000)));
+        assert!(!Approx::RelativeTolerance(1e-4).accepts(&pi, &q(314, 100)));
     }
 }

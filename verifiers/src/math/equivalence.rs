@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use num_rational::BigRational;
 use num_traits::{Signed, Zero};
 
-use super::approx::Approx;
+use super::approx::{Approx, Real};
 use super::exact::{Monomial, Poly, Value};
 use super::expr::{Constant, Expr, RelOp};
 use super::limits::{Budget, LimitHit};
@@ -791,9 +791,13 @@ impl Comparer<'_> {
         if gv.has_vars() || rv.has_vars() {
             return None;
         }
-        let gold = numeric::constant_value(g, self.budget)?;
-        let answer = numeric::constant_value(r, self.budget)?;
-        Some(if approx.accepts(gold, answer) {
+        let mut real = |e: &Expr, v: &Value| match v.as_rational() {
+            Some(q) => Some(Real::Exact(q)),
+            None => numeric::constant_value(e, self.budget).map(Real::Float),
+        };
+        let gold = real(g, gv)?;
+        let answer = real(r, rv)?;
+        Some(if approx.accepts(&gold, &answer) {
             Outcome::Equal("equal to the precision of the approx setting")
         } else {
             Outcome::NotEqual("not equal to the precision of the approx setting")

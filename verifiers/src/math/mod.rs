@@ -9,23 +9,34 @@
 //!
 //! Pipeline: [`extract_answer`] (module `extract`) → [`parse`] (modules `lexer`,
 //! `parser`, tree in `expr`) → normal forms (`normal`, exact arithmetic in `exact`) →
-//! [`equivalent`] (`equivalence`, with a numeric backstop in `numeric`). All limits
+//! [`equivalent`] (`equivalence`, with a numeric backstop in `numeric`). Around them:
+//! `unicode` (Unicode to LaTeX), `units` (unit phrases), `set_difference`, `power`
+//! (big powers by prime exponents) and `approx` (the opt-in rounding). All limits
 //! live in `limits`: exceeding one gives the verdict `undecidable` (reward 0); there
 //! are no timeouts, threads or signals, and the functions are safe to call from any
 //! number of threads.
 //!
 //! ## Conventions
-//! - **Decimals and fractions.** Values are compared exactly: `0.5` = `\frac12`,
-//!   `0.1+0.2` = `0.3`. A decimal is also accepted against an exact non-decimal value
-//!   (fraction, radical, π, …) when it shows at least two digits after the point and
-//!   equals that value rounded half away from zero to the digits shown: `0.33` and
-//!   `0.333` match `\frac13`, `0.3` and `0.34` do not, `3.14` matches `\pi`, `0.67`
-//!   matches `\frac23` but `0.66` does not. The rule is symmetric (a gold `3.14`
-//!   accepts `\pi`). Two decimals are only equal when exactly equal (`0.50` = `0.5`,
-//!   `0.49` ≠ `0.5`). Against an irrational value a decimal of more than 12 places
-//!   (`4.123105625617661` for `\sqrt{17}`, as a program prints it) is checked in double
-//!   precision: within half a unit of its last place plus one ulp, and only up to 17
-//!   significant digits (longer decimals are not accepted against irrationals).
+//! - **Decimals and fractions.** Values are compared exactly: a decimal equals a value
+//!   only when it is exactly equal. A terminating decimal is the fraction it writes
+//!   (`0.5` = `\frac12`, `0.625` = `\frac58`, `0.1+0.2` = `0.3`) and repeating notation
+//!   is exact too (`0.\overline{3}` = `\frac13`, `0.1\overline{6}` = `\frac16`), but a
+//!   rounded decimal is not the value it rounds: `0.63` ≠ `\frac58`, `0.33` ≠ `\frac13`,
+//!   `3.14` ≠ `\pi`, `1.41421356` ≠ `\sqrt2`, and the same inside tuples, intervals and
+//!   matrices (`[0, 6.28)` ≠ `[0, 2\pi)`). The rule does not run backwards: a decimal
+//!   gold `0.45` does not accept `\frac{5}{11}` or `0.\overline{45}`. Against a value
+//!   that only the numeric check can evaluate (`\sin 1`, `\ln 2`) a decimal must agree
+//!   to double precision and have at most 10 significant digits, so a rounded decimal
+//!   is never taken for it.
+//! - **`approx` (opt-in rounding).** For datasets whose golds are themselves rounded,
+//!   [`MathOptions::approx`] (the math environment's `--config approx=…`) accepts two
+//!   constant values that agree to a number of significant digits (`approx=3`, or
+//!   `sig:3`: both round, halves away from zero, to the same 3 digits, so `3.14` = `π`
+//!   and gold `0.45` accepts `\frac{5}{11}` with `approx=2`) or within a relative
+//!   tolerance of the gold (`approx=1e-3`, or `rel:1e-3`: `|a − g| ≤ 10⁻³·|g|`). It
+//!   applies to every constant leaf (inside tuples, intervals and matrices too), never
+//!   to expressions with variables. [`check`] and [`equivalent`] are exact;
+//!   [`check_with`] and [`equivalent_with`] take options.
 //! - **Decimal commas.** A comma is a thousands separator before exactly three digits
 //!   (`1,000`), and otherwise separates list items (`1,22` is the list 1, 22). One
 //!   exception, decided by context: when one side is a single number with one comma
@@ -35,12 +46,27 @@
 //! - **Percentages.** `x\%` means `x/100`. An answer with a percent sign also matches
 //!   the bare number on the other side (`25\%` = `25`), and either side may write the
 //!   fraction (`25\%` = `0.25` = `\frac14`).
-//! - **Units and degrees.** Unit words (`cm`, `dollars`, `\text{ inches}`, …), currency
-//!   `\$` and `^\circ` are stripped. When both sides carry units they must agree. A
-//!   one-letter SI unit (`m s g h L N J W K V`) after a plain number counts as a unit
-//!   only when a space separates it (`5 m`) or it carries `²`/`³` (`3m²`); `5m` stays
-//!   the product of 5 and `m`. Degrees never equal radians (`30^\circ` ≠ `\frac{\pi}{6}`,
-//!   as in Math-Verify).
+//! - **Units and degrees.** Unit words are stripped: in `\text{…}` (`\text{ cm}`,
+//!   `\text{ square feet}`), and in plain text after a value (`5 cm`, `12 ft`,
+//!   `3 hrs`, `10 mph`, `8 sq ft`, `60 km/h`), read from the list in `units` with its
+//!   synonyms (`h` = `hr` = `hrs` = `hours`; `sq ft` = `square feet` = `ft^2` = `ft²`).
+//!   Values are never converted between units; when both sides carry units they must
+//!   be the same unit. A one-letter unit (`m s g h L N J W K V`) after a plain number
+//!   counts as a unit only when a space separates it (`5 m`) or it carries a power
+//!   (`3m²`); `5m` stays the product of 5 and `m`, and `\pi r^2 h` keeps its `h`.
+//!   Currency `\$` and `^\circ` are stripped. A bare value in degrees is its number,
+//!   and degrees never equal radians (`30^\circ` ≠ `\frac{\pi}{6}`, as in Math-Verify),
+//!   but inside a trigonometric function degrees are converted: `\sin 30^\circ` =
+//!   `\frac12`, `\tan(45°)` = 1 (`\sin 30` is 30 radians).
+//! - **Trigonometric values** at multiples of `π/12` (also `15^\circ`, `30^\circ`, …)
+//!   are exact: `\cos\frac{\pi}{6}` = `\frac{\sqrt3}{2}`.
+//! - **Complex numbers** are exact in `i`, also in polar forms: `e^{i\pi}` = −1,
+//!   `2e^{i\pi/6}` = `2(\cos\frac{\pi}{6} + i\sin\frac{\pi}{6})` =
+//!   `2\operatorname{cis}\frac{\pi}{6}` = `\sqrt3 + i` (angles that are multiples of
+//!   `π/12`), and `|a+bi|` = `\sqrt{a^2+b^2}` (`|3+4i|` = 5).
+//! - **Unicode** mathematics is read as the LaTeX it stands for: `π √ ∛ − × · ÷ ≤ ≥ ≠
+//!   ∞ ∪ ∩ ∈ ± ∓ ℝ ∖`, vulgar fractions (`½`, `3½` = `\frac72`), superscripts and
+//!   subscripts (`x²`, `10⁻³`, `a₁`) and Greek letters (`θ` = `\theta`).
 //! - **Ratios.** `a:b` is `a/b` (`7:32` = `\frac{7}{32}`, `A:B = 2:3` against `2:3`), so
 //!   proportional ratios are equal (`2:4` = `1:2`); inside `\{…\}` the colon reads
 //!   "such that" and is not a ratio; three-part ratios are compared only as text.
@@ -51,21 +77,39 @@
 //!   (proportional `lhs − rhs`, so `2x+4y-3=0` = `y=-x/2+3/4`). `n = 1, 2, 3` is
 //!   `n = {1, 2, 3}`.
 //! - **Inequalities** in one variable are intervals (`1<x\le2` = `(1,2]`, `x \in [a,b]`
-//!   = `[a,b]`); other inequalities are equal when `lhs − rhs` are positive multiples
-//!   (or negative multiples with the operator flipped: `x<1` = `-x>-1`).
+//!   = `[a,b]`, `x \ne 0` = `(-∞,0) ∪ (0,∞)`); other inequalities are equal when
+//!   `lhs − rhs` are positive multiples (or negative multiples with the operator
+//!   flipped: `x<1` = `-x>-1`). Inequalities in one variable joined by "or", "and" or
+//!   `,` are a union of intervals (`x \le -2 \text{ or } x \ge 3` =
+//!   `(-∞,-2] ∪ [3,∞)`, either side), except two overlapping half-lines, which are
+//!   their intersection (`x > -2 \text{ and } x < 3` = `(-2,3)`).
+//! - **Set difference** of an interval and points or an interval is a union of
+//!   intervals: `\mathbb{R}\setminus\{0\}` = `(-∞,0) ∪ (0,∞)`,
+//!   `\mathbb{R}\setminus[-2,2]` = `(-∞,-2) ∪ (2,∞)` (also `\backslash`, `ℝ∖`).
 //! - **Numbers** may use thousands separators (`1,000`, `1{,}000`, `10,\!000`),
 //!   scientific notation (`1.5e3`, `1.5\times10^3`), mixed numbers (`3\frac12`) and
 //!   other bases (`204_5` = 54).
 //! - **Sets** and bare lists are unordered; **tuples, intervals, matrices** ordered.
-//!   Bare braces only group (`{1,3}` is the list `1, 3`, as LaTeX renders it). A tuple
-//!   listed twice counts once; a repeated number does not (`\{1,2,2\}` ≠ `\{1,2\}`).
+//!   Bare braces only group (`{1,3}` is the list `1, 3`, as LaTeX renders it). A set
+//!   written with `\{…\}` has no repeats: `\{-2,3,3\}` = `\{-2,3\}`. A bare list keeps
+//!   them, as a root may be listed with its multiplicity (`-2, 3, 3` ≠ `-2, 3`); a
+//!   tuple listed twice in a bare list still counts once.
 //!   Semicolon-separated solutions naming the same unknowns (`p=5,q=2;p=7,q=2`) are a
 //!   set of tuples (`(5,2),(7,2)`). Inequalities on `|x|` are unions of intervals
 //!   (`1 \le |z| \le 2` = `[-2,-1] ∪ [1,2]`).
 //! - **Matrix arithmetic** written in an answer (`A + B`, `2A`, `AB` with explicit
 //!   matrices up to 8×8) is carried out before comparing.
 //! - `\pm` yields both values, so `\pm 2` ≠ `2`.
-//! - **Multiple choice**: a single capital letter (optionally in parentheses).
+//! - **Multiple choice**: a single capital letter (optionally in parentheses); an
+//!   answer that opens with a letter before its value (`(B) 42`, `\text{(C) } 12`,
+//!   `\textbf{(C) } 12`, `**(C)** 12`) is that letter against a letter gold.
+//! - **Big integers** written as powers are compared by their prime exponents, never
+//!   built: `4^{5000}` = `2^{10000}`, towers by exponent arithmetic (`4^{2^{99}}` =
+//!   `2^{2^{100}}`), exponents computed exactly up to 4,096 bits. A base too large to
+//!   factor (a literal of up to 4,096 digits, such as `2^{10000}` written out) is
+//!   compared by building both sides, up to 65,536 bits. Beyond these limits
+//!   (`10^{10^{10^{10}}}`) the verdict is `undecidable`. Worst cases are in the bench's
+//!   adversarial section (`cargo bench -p cascade-verifiers --bench math`).
 //! - Text answers compare lower-cased without spaces.
 
 mod approx;
