@@ -170,13 +170,22 @@ mod tests {
     fn approx_is_opt_in() {
         let row = r#"{"id":"a","response":"so \\boxed{3.14}","answer":"\\pi"}"#;
         assert_eq!(MathEnv::default().score(&sample(row)).score, 0.0);
-        for setting in ["approx=3", "approx=sig:3", "approx=1e-3", "approx=rel:0.001"] {
+        for setting in [
+            "approx=3",
+            "approx=sig:3",
+            "approx=1e-3",
+            "approx=rel:0.001",
+        ] {
             let config: MathConfig = EnvConfig::from_pairs([setting])
                 .unwrap()
                 .parse("math")
                 .unwrap();
             assert!(config.approx.is_some(), "{setting}");
-            assert_eq!(MathEnv::new(config).score(&sample(row)).score, 1.0, "{setting}");
+            assert_eq!(
+                MathEnv::new(config).score(&sample(row)).score,
+                1.0,
+                "{setting}"
+            );
         }
     }
 }

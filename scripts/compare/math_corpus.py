@@ -315,6 +315,7 @@ def gen_long(n):
 # truncation classes are the wrong rewards the verifier must not give.
 ISSUE13 = {
     "rounded_decimal": [
+        ("\\sin 30^\\circ", "0.5", True), ("\\frac{1}{3}", "33.33\\%", False),
         ("\\frac{5}{8}", "0.63", False), ("\\frac{5}{8}", "0.625", True),
         ("\\frac{1}{3}", "0.33", False), ("\\frac{1}{3}", "0.333", False),
         ("\\frac{1}{3}", "0.\\overline{3}", True), ("\\frac{2}{3}", "0.67", False),
@@ -346,6 +347,8 @@ ISSUE13 = {
         ("(2, \\sqrt{2})", "(2, 1.41)", False), ("\\{\\frac{1}{3}, 3\\}", "\\{0.33, 3\\}", False),
     ],
     "complex_polar": [
+        ("\\cos\\frac{\\pi}{5}+i\\sin\\frac{\\pi}{5}", "e^{i\\pi/5}", True),
+        ("\\cos\\frac{\\pi}{5}+i\\sin\\frac{\\pi}{5}", "e^{-i\\pi/5}", False),
         ("-1", "e^{i\\pi}", True), ("-1", "e^{\\pi i}", True), ("1", "e^{2\\pi i}", True),
         ("2i", "2e^{i\\pi/2}", True), ("-2i", "2e^{-i\\pi/2}", True),
         ("\\sqrt{3}+i", "2e^{i\\pi/6}", True),
@@ -369,6 +372,8 @@ ISSUE13 = {
         ("\\sqrt{3}+i", "2\\operatorname{cis}\\frac{\\pi}{3}", False),
     ],
     "degrees_trig": [
+        ("\\frac12", "\\sin(30 \\text{ degrees})", True), ("30^\\circ", "30 degrees", True),
+        ("\\frac12", "\\sin(60 \\text{ degrees})", False),
         ("\\frac{1}{2}", "\\sin 30^\\circ", True), ("\\frac12", "\\cos 60^\\circ", True),
         ("1", "\\tan(45°)", True), ("1", "\\tan 45^{\\circ}", True),
         ("\\frac{\\sqrt{3}}{2}", "\\sin 60^\\circ", True), ("\\frac{\\sqrt{2}}{2}", "\\cos 45°", True),
@@ -425,6 +430,8 @@ ISSUE13 = {
         ("4\\sqrt{2}", "4\\sqrt{3} cm", False), ("72", "72 ft^2", True), ("72 \\text{ in}^2", "72 sq ft", False),
     ],
     "set_difference": [
+        ("(-\\infty,0)\\cup(0,\\infty)", "\\mathbb{R} - \\{0\\}", True),
+        ("(-\\infty,0)\\cup(0,\\infty)", "\\mathbb{R} - \\{1\\}", False),
         ("(-\\infty,0)\\cup(0,\\infty)", "\\mathbb{R}\\setminus\\{0\\}", True),
         ("\\mathbb{R}\\setminus\\{0\\}", "(-\\infty,0)\\cup(0,\\infty)", True),
         ("(-\\infty,-2)\\cup(2,\\infty)", "\\mathbb{R}\\setminus[-2,2]", True),
@@ -459,6 +466,8 @@ ISSUE13 = {
         ("(-\\infty,0)\\cup(0,\\infty)", "x \\ne 1", False),
     ],
     "inequality_join": [
+        ("(-\\infty,-2]\\cup[3,\\infty)", "x \\le -2 \\lor x \\ge 3", True),
+        ("(-\\infty,-2]\\cup[3,\\infty)", "x \\le -2 \\lor x \\ge 2", False),
         ("(-\\infty,-2]\\cup[3,\\infty)", "x \\le -2 \\text{ or } x \\ge 3", True),
         ("x \\le -2 \\text{ or } x \\ge 3", "(-\\infty,-2]\\cup[3,\\infty)", True),
         ("(-\\infty,-2]\\cup[3,\\infty)", "x \\le -2, x \\ge 3", True),
@@ -493,6 +502,8 @@ ISSUE13 = {
         ("x \\le -2 \\text{ or } x \\ge 3", "x \\le -2 \\text{ or } x \\ge 4", False),
     ],
     "choice_value": [
+        ("\\textbf{(C) } 12", "12", True), ("\\textbf{(C) } 12", "C", True),
+        ("\\textbf{(C) } 12", "13", False), ("\\textbf{(C) } 12", "(D) 12", False),
         ("C", "\\textbf{(C) } 12", True), ("C", "\\textbf{(C)} 12", True),
         ("C", "\\text{(C) } 12", True), ("B", "(B) 42", True),
         ("B", "\\textbf{(B) }\\frac{1}{2}", True), ("D", "\\mathrm{(D)}\\ 7", True),
@@ -526,6 +537,7 @@ ISSUE13 = {
         ("\\{5\\}", "\\{5, -5\\}", False), ("\\{a, b\\}", "\\{a, a\\}", False),
     ],
     "big_integer": [
+        ("2^{10000}+1", "4^{5000}+1", True), ("2^{10000}+1", "4^{5000}-1", False),
         ("2^{10000}", "4^{5000}", True), ("4^{5000}", "2^{10000}", True),
         ("2^{10000}", str(2 ** 10000), True), (str(2 ** 10000), "2^{10000}", True),
         ("2^{2^{100}}", "4^{2^{99}}", True), ("4^{2^{99}}", "2^{2^{100}}", True),
@@ -590,6 +602,8 @@ TRUNCATED = [
     ("The circle has radius 5.\n**Answer:** $25\\pi$", "25\\pi", True),
     ("We get $x^2 = 49$ and $x > 0$, so\n$$x = 7$$", "7", True),
     ("The roots are found by factoring.\n$x = 2, 3$", "2, 3", True),
+    ("The rectangle is 5 by 7.\nThe perimeter is $24$ cm.", "24", True),
+    ("The rectangle is 5 by 7, so the perimeter is $24$ cm and the", "24", False),
 ]
 
 

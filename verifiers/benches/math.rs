@@ -94,15 +94,27 @@ fn adversarial_inputs() -> Vec<(String, String)> {
     out.extend([
         ("4^{2^{4094}}".to_owned(), "2^{2^{4095}}".to_owned()),
         ("9".repeat(4096), "3^{8583}".into()),
-        (format!("\\{{{}\\}}", vec!["\\sqrt{2}"; 60].join(",")), "\\{\\sqrt{2}\\}".into()),
-        (format!("\\mathbb{{R}}\\setminus\\{{{points}\\}}"), "\\mathbb{R}".into()),
+        (
+            format!("\\{{{}\\}}", vec!["\\sqrt{2}"; 60].join(",")),
+            "\\{\\sqrt{2}\\}".into(),
+        ),
+        (
+            format!("\\mathbb{{R}}\\setminus\\{{{points}\\}}"),
+            "\\mathbb{R}".into(),
+        ),
         ("(e^{i\\pi/12})^{60}".into(), "1".into()),
-        ("(\\cos 15^\\circ + i \\sin 15^\\circ)^{60}".into(), "1".into()),
+        (
+            "(\\cos 15^\\circ + i \\sin 15^\\circ)^{60}".into(),
+            "1".into(),
+        ),
         (format!("|{}|", vec!["(3+4i)"; 20].join("+")), "100".into()),
         ("x²".repeat(1000), "x^{2000}".into()),
         (format!("{} cm", "1+".repeat(200) + "1"), "201".into()),
         (
-            (1..30).map(|k| format!("x<{k}")).collect::<Vec<_>>().join(" \\text{ or } "),
+            (1..30)
+                .map(|k| format!("x<{k}"))
+                .collect::<Vec<_>>()
+                .join(" \\text{ or } "),
             "(-\\infty, 29)".into(),
         ),
     ]);

@@ -687,7 +687,10 @@ fn limits_give_undecidable_not_hangs() {
 /// in CI, not only in the bench.
 #[test]
 fn bench_corpus_agrees_with_its_labels() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../datasets/math/bench_corpus.jsonl");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../datasets/math/bench_corpus.jsonl"
+    );
     let text = std::fs::read_to_string(path).expect("the bench corpus is in the repository");
     let mut wrong = Vec::new();
     let mut rows = 0;
@@ -698,11 +701,21 @@ fn bench_corpus_agrees_with_its_labels() {
         let v = check(&field("response"), &field("answer"));
         rows += 1;
         if v.correct != label {
-            wrong.push(format!("{} [{}]: {}", field("id"), field("category"), v.reason));
+            wrong.push(format!(
+                "{} [{}]: {}",
+                field("id"),
+                field("category"),
+                v.reason
+            ));
         }
     }
     assert!(rows > 3000, "{rows}");
-    assert!(wrong.is_empty(), "{} rows disagree:\n{}", wrong.len(), wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "{} rows disagree:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
 }
 
 /// Rounding is opt-in: the cases the exact rule rejects are accepted under `approx`.

@@ -171,9 +171,7 @@ impl TryFrom<ApproxSpec> for Approx {
             ApproxSpec::Number(n) if n.fract() == 0.0 && n >= 1.0 => {
                 Approx::digits(n as u32).ok_or_else(|| ApproxError(n.to_string()))
             }
-            ApproxSpec::Number(n) => {
-                Approx::tolerance(n).ok_or_else(|| ApproxError(n.to_string()))
-            }
+            ApproxSpec::Number(n) => Approx::tolerance(n).ok_or_else(|| ApproxError(n.to_string())),
             ApproxSpec::Text(s) => s.parse(),
         }
     }

@@ -545,12 +545,17 @@ fn last_line_expression(text: &str) -> Option<String> {
 ///   is the solution.`).
 fn closing_segment<'a>(line: &str, last: &'a str) -> Option<&'a str> {
     let at = line.rfind(last)?;
-    let before = line[..at].trim_end_matches(['$', '(', '[', '\\']).trim_end();
+    let before = line[..at]
+        .trim_end_matches(['$', '(', '[', '\\'])
+        .trim_end();
     let after = line[at + last.len()..].trim_start_matches(['$', ')', ']', '\\']);
     let closed = after.trim().ends_with(['.', '!']);
     let after = after.trim().trim_end_matches(['.', '!']).trim();
     if !after.is_empty() {
-        return (closed && claims_answer(after)).then_some(last);
+        // `… is $24$ cm.`, `There are $12$ ways.`: a closing unit or noun is fine.
+        let noun = after.split_whitespace().count() <= 2
+            && after.chars().all(|c| c.is_alphabetic() || c == ' ');
+        return (closed && (claims_answer(after) || noun)).then_some(last);
     }
     let sentence = before.rsplit(". ").next().unwrap_or(before);
     let statement = sentence.split_whitespace().count() <= 8
@@ -984,12 +989,26 @@ mod tests {
         assert_eq!(ext("Special matrix: $[1]$"), Some("[1]".into()));
         assert_eq!(ext("Thus $x <= 2$ is our answer."), Some("x <= 2".into()));
         assert_eq!(ext("Thus $x <= 2$ is where we"), None);
+        assert_eq!(ext("The perimeter is $24$ cm."), Some("24".into()));
+        assert_eq!(ext("There are $24$ ways to pick the first, and"), None);
         assert_eq!(ext("The solution is $x = 5$"), Some("x = 5".into()));
-        assert_eq!(ext("so the number is 10 which is 1,000.99"), Some("1,000.99".into()));
+        assert_eq!(
+            ext("so the number is 10 which is 1,000.99"),
+            Some("1,000.99".into())
+        );
         assert_eq!(ext("so the number is 10 which is 1,000 and"), None);
-        assert_eq!(ext("Collecting terms,\n$f(x) = 2x+1$"), Some("f(x) = 2x+1".into()));
-        assert_eq!(ext("Collecting terms,\n$a_{1} = 5$."), Some("a_{1} = 5".into()));
-        assert_eq!(ext("Collecting terms,\n$x \\ge 3$"), Some("x \\ge 3".into()));
+        assert_eq!(
+            ext("Collecting terms,\n$f(x) = 2x+1$"),
+            Some("f(x) = 2x+1".into())
+        );
+        assert_eq!(
+            ext("Collecting terms,\n$a_{1} = 5$."),
+            Some("a_{1} = 5".into())
+        );
+        assert_eq!(
+            ext("Collecting terms,\n$x \\ge 3$"),
+            Some("x \\ge 3".into())
+        );
         assert_eq!(ext("The side is $5$ and then we"), None);
         assert_eq!(ext(""), None);
     }

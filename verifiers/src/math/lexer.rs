@@ -361,6 +361,8 @@ impl Lexer {
             "gt" => Tok::Gt,
             "ne" | "neq" => Tok::Ne,
             "approx" | "simeq" | "sim" => Tok::Approx,
+            // `x < -2 \lor x > 3`: alternatives, read like "or".
+            "lor" | "vee" | "land" | "wedge" => Tok::Comma,
             "doteq" | "equiv" => Tok::Eq,
             "vert" | "lvert" | "rvert" | "mid" => Tok::Bar,
             "lbrace" => Tok::LSet,

@@ -144,7 +144,13 @@ pub fn work_spent(answer: &str, gold: &str) -> u64 {
     let gold = clean_gold(gold);
     let mut budget = Budget::default();
     let mut scratch = no_answer("");
-    decide(answer, &gold, &MathOptions::default(), &mut budget, &mut scratch);
+    decide(
+        answer,
+        &gold,
+        &MathOptions::default(),
+        &mut budget,
+        &mut scratch,
+    );
     limits::WORK_BUDGET - budget.left()
 }
 
@@ -263,6 +269,21 @@ fn decide(
     {
         return Outcome::Equal("same text");
     }
+    // A gold that names its choice and value (`\textbf{(C) } 12`): the letter against
+    // a letter, else the value against the answer.
+    if let Some((letter, value, true)) = parser::split_choice(gold) {
+        let answer_letter = parser::leading_choice(answer).or_else(|| lone_letter(answer));
+        if let Some(chosen) = answer_letter {
+            return if chosen == letter {
+                Outcome::Equal("same choice")
+            } else {
+                Outcome::NotEqual("different choice")
+            };
+        }
+        if !value.trim().is_empty() && value.len() < gold.len() {
+            return decide(answer, value, options, budget, out);
+        }
+    }
     let g = match parse(gold) {
         Ok(p) => p,
         Err(ParseError::Limit(l)) => return Outcome::Undecidable(l),
@@ -306,6 +327,14 @@ fn decide(
         }
     }
     equivalence::compare_with_known(&g.expr, &a.expr, known, options.approx, budget)
+}
+
+/// The letter of an answer that is only a choice letter (`C`, `(C)`, `\text{C}`).
+fn lone_letter(answer: &str) -> Option<char> {
+    match parse(answer).ok()?.expr {
+        Expr::Text(t) if t.len() == 1 => t.chars().next().filter(char::is_ascii_uppercase),
+        _ => None,
+    }
 }
 
 /// The answer text with spacing and presentation commands removed, for the

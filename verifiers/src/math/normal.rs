@@ -7,8 +7,8 @@
 //! otherwise left to the numeric check.
 
 use num_bigint::BigInt;
-use num_rational::BigRational;
 use num_integer::Integer;
+use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 
 use super::exact::{Arith, ArithError, Atom, Value};
@@ -233,6 +233,11 @@ impl Normalizer<'_> {
                 }
             }
         }
+        self.opaque_function(f, &v)
+    }
+
+    /// `f(v)` as an opaque atom keyed by the normal form of its argument.
+    fn opaque_function(&mut self, f: Func, v: &Value) -> Result<Value, NormalError> {
         Ok(Value::atom(
             Atom::Opaque(format!("{}({v})", f.name())),
             self.budget,
@@ -265,8 +270,12 @@ fn imaginary_pi_multiple(v: &Value) -> Option<BigRational> {
     let m = v.as_monomial()?;
     let one = BigRational::one();
     (m.factors == [(Atom::Pi, one.clone()), (Atom::I, one)]
-        || m.factors == [(Atom::I, BigRational::one()), (Atom::Pi, BigRational::one())])
-        .then_some(m.coeff)
+        || m.factors
+            == [
+                (Atom::I, BigRational::one()),
+                (Atom::Pi, BigRational::one()),
+            ])
+    .then_some(m.coeff)
 }
 
 impl Normalizer<'_> {
@@ -314,11 +323,14 @@ impl Normalizer<'_> {
             return Ok(None);
         };
         let theta = Value::atom(Atom::Pi, self.budget)?.mul(&Value::constant(q), self.budget)?;
-        let (Some(cos), Some(sin)) = (
-            self.exact_trig(Func::Cos, &theta)?,
-            self.exact_trig(Func::Sin, &theta)?,
-        ) else {
-            return Ok(None);
+        // Other angles keep `cos θ`, `sin θ` as atoms, as `\\cos θ + i \\sin θ` does.
+        let cos = match self.exact_trig(Func::Cos, &theta)? {
+            Some(v) => v,
+            None => self.opaque_function(Func::Cos, &theta)?,
+        };
+        let sin = match self.exact_trig(Func::Sin, &theta)? {
+            Some(v) => v,
+            None => self.opaque_function(Func::Sin, &theta)?,
         };
         let i = Value::atom(Atom::I, self.budget)?;
         Ok(Some(cos.add(&sin.mul(&i, self.budget)?, self.budget)?))
@@ -333,7 +345,11 @@ impl Normalizer<'_> {
         let mut im = Value::constant(BigRational::zero());
         let mut complex = false;
         for mut m in v.num.monomials() {
-            if !m.factors.iter().all(|(a, _)| matches!(a, Atom::Int(_) | Atom::I)) {
+            if !m
+                .factors
+                .iter()
+                .all(|(a, _)| matches!(a, Atom::Int(_) | Atom::I))
+            {
                 return Ok(None);
             }
             let imaginary = m.factors.iter().any(|(a, _)| *a == Atom::I);

@@ -221,6 +221,10 @@ fn strip_units(mut tokens: Vec<Tok>) -> (Vec<Tok>, Vec<String>) {
             Tok::Word(w) if (w == "and" || w == "or") && i > 0 && i + 1 < tokens.len() => {
                 out.push(Tok::Comma);
             }
+            // `30 degrees` is `30^\circ` (so `\sin(30 \text{ degrees})` is ½).
+            Tok::Word(w) if matches!(w.to_lowercase().as_str(), "degree" | "degrees" | "deg") => {
+                out.push(Tok::Degree);
+            }
             Tok::Word(w) if is_unit(w) => {
                 let mut unit = w.to_lowercase();
                 if tokens.get(i + 1) == Some(&Tok::Caret) {
@@ -253,6 +257,12 @@ fn choice_letter(tokens: &[Tok]) -> Option<char> {
 /// The choice letter that opens an answer such as `(B) 42`, `B) 42`, `B. 42` or
 /// `\text{(B) } 42`; `None` when the answer does not open with one.
 pub fn leading_choice(answer: &str) -> Option<char> {
+    split_choice(answer).map(|(letter, _, _)| letter)
+}
+
+/// The opening choice letter, the text after it, and whether the letter was in
+/// parentheses (`\textbf{(C) } 12` → `('C', " 12", true)`).
+pub fn split_choice(answer: &str) -> Option<(char, &str, bool)> {
     // `\textbf{(C) } 12`, `**(C)** 12`, `$\text{(C)}$ 12`: emphasis and wrappers first.
     let mut s = answer.trim_start();
     while let Some(rest) = ["\\text{", "\\textbf{", "\\mathrm{", "\\mathbf{", "**", "$"]
@@ -275,7 +285,11 @@ pub fn leading_choice(answer: &str) -> Option<char> {
     } else {
         after.starts_with(')') || after.starts_with(". ") || after.starts_with(":")
     };
-    closed.then_some(letter)
+    let rest = after
+        .strip_prefix(')')
+        .unwrap_or(after)
+        .trim_start_matches(['}', '*', '$', '.', ':', ' ', '\\']);
+    closed.then_some((letter, rest, parenthesised))
 }
 
 /// `p=5,q=2;p=7,q=2`: solutions separated by semicolons, each a list of equations
@@ -483,6 +497,10 @@ impl Parser {
 
     fn union(&mut self) -> PResult {
         let mut first = self.additive()?;
+        // `\mathbb{R} - \{0\}`: a minus between an infinite interval and a set.
+        if let Some(difference) = minus_as_difference(&first) {
+            first = difference;
+        }
         // `\mathbb{R} \setminus \{0\}`: an interval without points or an interval.
         while self.is_cmd("setminus") || self.is_cmd("backslash") {
             self.pos += 1;
@@ -1037,6 +1055,23 @@ impl Parser {
         }
         Err(syntax("unclosed environment name"))
     }
+}
+
+/// `\mathbb{R} - \{0\}` (a sum whose first term is an unbounded interval and whose
+/// second is minus a set or an interval) as the set difference.
+fn minus_as_difference(e: &Expr) -> Option<Expr> {
+    let Expr::Add(terms) = e else { return None };
+    let [Expr::Tuple { items, .. }, Expr::Neg(removed)] = terms.as_slice() else {
+        return None;
+    };
+    let unbounded = items.iter().any(|x| {
+        matches!(x, Expr::Const(Constant::Infinity))
+            || matches!(x, Expr::Neg(i) if matches!(**i, Expr::Const(Constant::Infinity)))
+    });
+    if !unbounded || !matches!(**removed, Expr::Set(_) | Expr::Tuple { .. }) {
+        return None;
+    }
+    super::set_difference::difference(terms[0].clone(), removed)
 }
 
 /// `x^\circ` as `x·π/180`, wherever it occurs in a trigonometric argument.

@@ -107,7 +107,8 @@ fn power_product(e: &Expr) -> Option<PowerProduct> {
             let mut p = power_product(a)?;
             let q = power_product(b)?;
             p.negative ^= q.negative;
-            p.factors.extend(q.factors.into_iter().map(|(b, e)| (b, -e)));
+            p.factors
+                .extend(q.factors.into_iter().map(|(b, e)| (b, -e)));
             Some(p)
         }
         Expr::Pow(base, exp) => {
@@ -152,7 +153,10 @@ fn exponent(e: &Expr) -> Option<BigInt> {
 }
 
 /// Prime exponents of a power product, when every base factors completely.
-fn prime_exponents(p: &PowerProduct, budget: &mut Budget) -> Result<Option<BTreeMap<u64, BigInt>>, LimitHit> {
+fn prime_exponents(
+    p: &PowerProduct,
+    budget: &mut Budget,
+) -> Result<Option<BTreeMap<u64, BigInt>>, LimitHit> {
     let mut out: BTreeMap<u64, BigInt> = BTreeMap::new();
     for (base, e) in &p.factors {
         let Some(primes) = factor_small(base, budget)? else {
@@ -208,10 +212,68 @@ fn build(p: &PowerProduct, budget: &mut Budget) -> Result<Option<BigInt>, LimitH
     Ok(Some(if p.negative { -acc } else { acc }))
 }
 
-/// Compares two power products when at least one is large; `None` hands the pair to
-/// the ordinary exact comparison.
+/// An integer expression (`2^{10000}+1`, `3 \cdot 4^{5000} - 7`) computed exactly,
+/// every intermediate under [`MAX_BUILT_BITS`] bits.
+fn big_integer(e: &Expr, budget: &mut Budget) -> Result<Option<BigInt>, LimitHit> {
+    let small = |v: BigInt| (v.bits() as f64 <= MAX_BUILT_BITS).then_some(v);
+    Ok(match e {
+        Expr::Num(n) if n.is_integer_literal() => n.digits.parse().ok(),
+        Expr::Neg(x) => big_integer(x, budget)?.map(|v| -v),
+        Expr::Add(xs) | Expr::Mul(xs) => {
+            let sum = matches!(e, Expr::Add(_));
+            let mut acc = if sum { BigInt::zero() } else { BigInt::one() };
+            for x in xs {
+                let Some(v) = big_integer(x, budget)? else {
+                    return Ok(None);
+                };
+                budget.charge(10 + (acc.bits().max(v.bits()) / 64).pow(2) / 64)?;
+                acc = if sum { acc + v } else { acc * v };
+                if small(acc.clone()).is_none() {
+                    return Ok(None);
+                }
+            }
+            Some(acc)
+        }
+        Expr::Pow(..) => match power_product(e) {
+            Some(p) if p.magnitude() <= MAX_BUILT_BITS => build(&p, budget)?,
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
+/// Whether an expression contains a power of at least [`LARGE_BITS`] bits.
+fn has_large_power(e: &Expr) -> bool {
+    let mut large = false;
+    e.visit(&mut |x| {
+        if matches!(x, Expr::Pow(..)) {
+            large |= power_product(x).is_some_and(|p| p.magnitude() >= LARGE_BITS);
+        }
+    });
+    large
+}
+
+/// Compares two power products, or two integer expressions with a large power,
+/// when at least one is large; `None` hands the pair to the ordinary exact comparison.
 pub fn compare(g: &Expr, r: &Expr, budget: &mut Budget) -> Option<Outcome> {
-    let (a, b) = (power_product(g)?, power_product(r)?);
+    match (power_product(g), power_product(r)) {
+        (Some(a), Some(b)) => compare_products(a, b, budget),
+        _ if has_large_power(g) || has_large_power(r) => {
+            match (big_integer(g, budget), big_integer(r, budget)) {
+                (Ok(Some(x)), Ok(Some(y))) => Some(if x == y {
+                    Outcome::Equal("same integer")
+                } else {
+                    Outcome::NotEqual("different integers")
+                }),
+                (Err(l), _) | (_, Err(l)) => Some(Outcome::Undecidable(l)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+fn compare_products(a: PowerProduct, b: PowerProduct, budget: &mut Budget) -> Option<Outcome> {
     if a.magnitude() < LARGE_BITS && b.magnitude() < LARGE_BITS {
         return None;
     }
@@ -241,7 +303,7 @@ pub fn compare(g: &Expr, r: &Expr, budget: &mut Budget) -> Option<Outcome> {
     }
 }
 
-/// Whether an expression is a large power product (its normal form is not built).
+/// Whether an expression is, or contains, a large power (its normal form is not built).
 pub fn is_large(e: &Expr) -> bool {
-    power_product(e).is_some_and(|p| p.magnitude() >= LARGE_BITS)
+    has_large_power(e)
 }

@@ -64,18 +64,16 @@ pub fn difference(minuend: Expr, removed: &Expr) -> Option<Expr> {
         Expr::Tuple { .. } => {
             let (a, b) = bounds(removed)?;
             // Removing `[a, b]` leaves `… a)` and `(b …`.
-            vec![
-                (
-                    End {
-                        closed: !a.closed,
-                        ..a
-                    },
-                    End {
-                        closed: !b.closed,
-                        ..b
-                    },
-                ),
-            ]
+            vec![(
+                End {
+                    closed: !a.closed,
+                    ..a
+                },
+                End {
+                    closed: !b.closed,
+                    ..b
+                },
+            )]
         }
         _ => return None,
     };

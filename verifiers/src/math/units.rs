@@ -15,10 +15,31 @@ use regex::Regex;
 /// Canonical unit names and their spellings (multi-letter spellings match in any case;
 /// one-letter ones only as written).
 pub const UNITS: &[(&str, &[&str])] = &[
-    ("mm", &["mm", "millimeter", "millimeters", "millimetre", "millimetres"]),
-    ("cm", &["cm", "centimeter", "centimeters", "centimetre", "centimetres"]),
+    (
+        "mm",
+        &[
+            "mm",
+            "millimeter",
+            "millimeters",
+            "millimetre",
+            "millimetres",
+        ],
+    ),
+    (
+        "cm",
+        &[
+            "cm",
+            "centimeter",
+            "centimeters",
+            "centimetre",
+            "centimetres",
+        ],
+    ),
     ("m", &["m", "meter", "meters", "metre", "metres"]),
-    ("km", &["km", "kilometer", "kilometers", "kilometre", "kilometres"]),
+    (
+        "km",
+        &["km", "kilometer", "kilometers", "kilometre", "kilometres"],
+    ),
     ("in", &["in", "inch", "inches"]),
     ("ft", &["ft", "foot", "feet"]),
     ("yd", &["yd", "yds", "yard", "yards"]),
@@ -28,7 +49,16 @@ pub const UNITS: &[(&str, &[&str])] = &[
     ("kg", &["kg", "kgs", "kilogram", "kilograms"]),
     ("lb", &["lb", "lbs", "pound", "pounds"]),
     ("oz", &["oz", "ounce", "ounces"]),
-    ("ml", &["ml", "milliliter", "milliliters", "millilitre", "millilitres"]),
+    (
+        "ml",
+        &[
+            "ml",
+            "milliliter",
+            "milliliters",
+            "millilitre",
+            "millilitres",
+        ],
+    ),
     ("L", &["L", "liter", "liters", "litre", "litres"]),
     ("gal", &["gal", "gallon", "gallons"]),
     ("s", &["s", "sec", "secs", "second", "seconds"]),
@@ -94,7 +124,11 @@ pub fn keys(words: &[String]) -> Vec<String> {
                 } else {
                     written_power
                 };
-                out.push(if p.is_empty() { key } else { format!("{key}^{p}") });
+                out.push(if p.is_empty() {
+                    key
+                } else {
+                    format!("{key}^{p}")
+                });
                 power = "";
             }
         }
@@ -107,10 +141,8 @@ static TRAILING_UNIT: LazyLock<Regex> = LazyLock::new(|| {
     let power = r"(?:\s*(?:\^\s*\{?\s*([23])\s*\}?|([²³])))?";
     let unit = format!(r"(?:(sq|square|cubic|cu)\.?\s+)?([A-Za-z]+)\.?{power}");
     let rate = format!(r"(?:\s*(?:/|\s+per\s+)\s*([A-Za-z]+){power})?");
-    Regex::new(&format!(
-        r"^(.*?(?:[0-9}})π%]|\\pi))(\s*){unit}{rate}\s*$"
-    ))
-    .expect("the unit pattern is valid")
+    Regex::new(&format!(r"^(.*?(?:[0-9}})π%]|\\pi))(\s*){unit}{rate}\s*$"))
+        .expect("the unit pattern is valid")
 });
 
 /// Splits a plain-text unit off the end of an answer: `("8", ["ft^2"])` for `8 sq ft`.
@@ -126,9 +158,10 @@ pub fn split_trailing(src: &str) -> Option<(&str, Vec<String>)> {
     let word = caps.get(4)?.as_str();
     let key = canonical(word)?;
     let squared = |k: usize| {
-        caps.get(k)
-            .map(|m| m.as_str())
-            .or_else(|| caps.get(k + 1).map(|m| if m.as_str() == "²" { "2" } else { "3" }))
+        caps.get(k).map(|m| m.as_str()).or_else(|| {
+            caps.get(k + 1)
+                .map(|m| if m.as_str() == "²" { "2" } else { "3" })
+        })
     };
     let mut power = squared(5);
     if let Some(prefix) = caps.get(3) {
