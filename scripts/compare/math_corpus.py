@@ -613,6 +613,11 @@ def gen_issue13():
             add(category, gold, ans, label)
     for response, gold, label in TRUNCATED:
         add("truncated", gold, None, label, response=response)
+    joined = "(-\\infty,-2]\\cup[3,\\infty)"
+    add("inequality_join", joined, None, True,
+        response="Testing each region.\nThe solution set is $x \\le -2$ or $x \\ge 3$.")
+    add("inequality_join", joined, None, False,
+        response="Testing each region.\nThe solution set is $x \\le -2$ or $x \\ge 4$.")
 
 
 gen_integers(220)

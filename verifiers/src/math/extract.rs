@@ -529,6 +529,10 @@ fn last_line_expression(text: &str) -> Option<String> {
             }
             [segment] if only_math(math) => clean(segment),
             [] if is_bare_expression(&clean(line)) => clean(line),
+            [.., before, last] if joined_by_connective(line, before, last) => {
+                let answer = clean(closing_segment(line, last)?);
+                format!("{}, {answer}", clean(before))
+            }
             [.., last] => clean(closing_segment(line, last)?),
             [] => stated_number(line)?,
         }
@@ -579,6 +583,20 @@ fn stated_number(line: &str) -> Option<String> {
     let unit = suffix.chars().all(|c| "€£$%²³".contains(c))
         || super::units::split_trailing(&value).is_some();
     (plain && unit).then_some(value)
+}
+
+/// Whether the line's last two math segments are joined only by "or", "and" or a
+/// comma (`$x \\le -2$ or $x \\ge 3$`): one answer of two parts.
+fn joined_by_connective(line: &str, before: &str, last: &str) -> bool {
+    let (Some(b), Some(l)) = (line.find(before), line.rfind(last)) else {
+        return false;
+    };
+    let start = b + before.len();
+    if start > l {
+        return false;
+    }
+    let between = line[start..l].trim_matches(|c: char| c == '$' || c.is_whitespace());
+    matches!(between, "or" | "and" | "," | ", or" | ", and")
 }
 
 /// Whether text after a value says that it is the answer (`is the solution`).
@@ -990,6 +1008,10 @@ mod tests {
         assert_eq!(ext("Thus $x <= 2$ is our answer."), Some("x <= 2".into()));
         assert_eq!(ext("Thus $x <= 2$ is where we"), None);
         assert_eq!(ext("The perimeter is $24$ cm."), Some("24".into()));
+        assert_eq!(
+            ext("The solution set is $x \\le -2$ or $x \\ge 3$."),
+            Some("x \\le -2, x \\ge 3".into())
+        );
         assert_eq!(ext("There are $24$ ways to pick the first, and"), None);
         assert_eq!(ext("The solution is $x = 5$"), Some("x = 5".into()));
         assert_eq!(

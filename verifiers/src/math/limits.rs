@@ -4,6 +4,13 @@
 //! inputs beyond a fixed size, and arithmetic draws from a [`Budget`] of work units.
 //! Running out of either is the verdict "undecidable within limits" (reward 0), so a
 //! check finishes in bounded time on any input and is safe to call from any thread.
+//!
+//! Big powers have their own limits, in `power`: exponents are computed exactly up to
+//! 4,096 bits (`2^{2^{4000}}` is compared with `4^{2^{3999}}` by prime exponents, never
+//! built) and an integer is built only up to 65,536 bits, when a base is too large to
+//! factor (a literal answer of up to [`MAX_NUMERAL_DIGITS`] digits). Real answers stay
+//! far below both; the worst inputs they allow are in the bench's adversarial section
+//! (`cargo bench -p cascade-verifiers --bench math`, figures in the README).
 
 /// Longest response scanned for an answer, in bytes. Longer responses are scanned
 /// only in their last `MAX_RESPONSE_BYTES` bytes (the answer is at the end).
