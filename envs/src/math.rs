@@ -7,7 +7,7 @@
 //! `gold_normal_form`, `verdict` (`correct`, `wrong`, `no_answer`, `undecidable`) and
 //! `reason`.
 
-use cascade_verifiers::math::MathVerifier;
+use cascade_verifiers::math::{Approx, MathOptions, MathVerifier};
 use cascade_verifiers::{FieldError, Reward, Sample, Verifier};
 use serde::Deserialize;
 use serde_json::Value;
@@ -20,13 +20,17 @@ pub const DEFAULT_INSTRUCTION: &str =
     "Please reason step by step, and put your final answer within \\boxed{}.";
 
 /// Settings of the `math` environment.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct MathConfig {
     /// Text appended to the problem (after a blank line).
     pub instruction: String,
     /// An optional system message.
     pub system_prompt: Option<String>,
+    /// Opt-in rounding for datasets whose golds are rounded: significant digits
+    /// (`--config approx=3`) or a relative tolerance (`--config approx=1e-3`).
+    /// Unset, answers must be exactly equal (`0.63` is not `5/8`).
+    pub approx: Option<Approx>,
 }
 
 impl Default for MathConfig {
@@ -34,6 +38,7 @@ impl Default for MathConfig {
         Self {
             instruction: DEFAULT_INSTRUCTION.to_owned(),
             system_prompt: None,
+            approx: None,
         }
     }
 }
@@ -88,7 +93,10 @@ impl Environment for MathEnv {
         if let Err(e) = sample.validate_common() {
             return Reward::error(e.to_string()).with("extracted", Value::Null);
         }
-        MathVerifier.verify(sample)
+        MathVerifier::new(MathOptions {
+            approx: self.config.approx,
+        })
+        .verify(sample)
     }
 }
 
@@ -153,5 +161,31 @@ mod tests {
         let env = registry.create("math", &good).unwrap();
         let msgs = env.prompt(&sample(r#"{"prompt": "2+2?"}"#)).unwrap();
         assert_eq!(msgs[0].content, "2+2?\n\nAnswer in a box.");
+        assert!(registry
+            .create("math", &EnvConfig::from_pairs(["approx=loose"]).unwrap())
+            .is_err());
+    }
+
+    #[test]
+    fn approx_is_opt_in() {
+        let row = r#"{"id":"a","response":"so \\boxed{3.14}","answer":"\\pi"}"#;
+        assert_eq!(MathEnv::default().score(&sample(row)).score, 0.0);
+        for setting in [
+            "approx=3",
+            "approx=sig:3",
+            "approx=1e-3",
+            "approx=rel:0.001",
+        ] {
+            let config: MathConfig = EnvConfig::from_pairs([setting])
+                .unwrap()
+                .parse("math")
+                .unwrap();
+            assert!(config.approx.is_some(), "{setting}");
+            assert_eq!(
+                MathEnv::new(config).score(&sample(row)).score,
+                1.0,
+                "{setting}"
+            );
+        }
     }
 }

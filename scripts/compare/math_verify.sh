@@ -36,9 +36,10 @@ for config in default reward; do
         --json-out "$TMP/mv.json" --max-listed 15
     MV_JSON="$(cat "$TMP/mv.json")"
     echo
-    python3 - "$CASCADE_JSON" "$MV_JSON" <<'PY'
+    python3 - "$CASCADE_JSON" "$MV_JSON" "$CORPUS" <<'PY'
 import json, sys
 c, m = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+rows = [json.loads(l) for l in open(sys.argv[3], encoding="utf-8") if l.strip()]
 print(f"{'':22}{'cascade':>14}{m['tool']:>28}")
 print(f"{'accuracy':22}{100*c['accuracy']:>13.2f}%{100*m['accuracy']:>27.2f}%")
 print(f"{'false accepts':22}{c['false_accepts']:>14}{m['false_accepts']:>28}")
@@ -48,8 +49,20 @@ print(f"{'checks/s, all cores':22}{c['checks_per_s_all']:>14.0f}{'(main thread o
 print(f"{'p50 latency (us)':22}{c['p50_us']:>14.1f}{m['p50_us']:>28.1f}")
 print(f"{'p99 latency (us)':22}{c['p99_us']:>14.1f}{m['p99_us']:>28.1f}")
 print(f"{'max, <=64KB (us)':22}{c['max_us']:>14.1f}{m['max_us']:>28.1f}")
+print(f"{'adversarial p99 (us)':22}{c['adversarial_p99_us']:>14.1f}{'(not run: no limits)':>28}")
 print(f"{'adversarial max (us)':22}{c['adversarial_max_us']:>14.1f}{'(not run: no limits)':>28}")
 print(f"single-thread speed-up: {c['checks_per_s_1'] / m['checks_per_s_1']:.0f}x")
+# Issue 13's answer-form classes (written by `gen_issue13` in math_corpus.py).
+new = ["rounded_decimal", "truncated", "complex_polar", "degrees_trig", "unicode", "plain_units",
+       "set_difference", "inequality_join", "choice_value", "set_repeats", "big_integer"]
+count = {k: sum(r["category"] == k for r in rows) for k in new}
+cw, mw = c.get("wrong_by_category", {}), m.get("wrong_by_category", {})
+print(f"\nnew cases (issue 13), wrong / cases: {'cascade':>10}{m['tool']:>22}")
+for k in new:
+    print(f"  {k:20}{cw.get(k, 0):>6} / {count[k]:<4}{mw.get(k, 0):>16} / {count[k]}")
+total = sum(count.values())
+print(f"  {'all new cases':20}{sum(cw.get(k, 0) for k in new):>6} / {total:<4}"
+      f"{sum(mw.get(k, 0) for k in new):>16} / {total}")
 PY
     echo
 done

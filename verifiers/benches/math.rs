@@ -87,6 +87,37 @@ fn adversarial_inputs() -> Vec<(String, String)> {
             "2^{1/1048576}".into(),
         ),
     ];
+    // Issue 13's paths at their limits: towers at the exponent limit, a 4,096-digit
+    // literal against a power that has to be built, sets with repeats, set
+    // differences with many points, polar forms raised to high powers, Unicode.
+    let points = (1..60).map(|k| k.to_string()).collect::<Vec<_>>().join(",");
+    out.extend([
+        ("4^{2^{4094}}".to_owned(), "2^{2^{4095}}".to_owned()),
+        ("9".repeat(4096), "3^{8583}".into()),
+        (
+            format!("\\{{{}\\}}", vec!["\\sqrt{2}"; 60].join(",")),
+            "\\{\\sqrt{2}\\}".into(),
+        ),
+        (
+            format!("\\mathbb{{R}}\\setminus\\{{{points}\\}}"),
+            "\\mathbb{R}".into(),
+        ),
+        ("(e^{i\\pi/12})^{60}".into(), "1".into()),
+        (
+            "(\\cos 15^\\circ + i \\sin 15^\\circ)^{60}".into(),
+            "1".into(),
+        ),
+        (format!("|{}|", vec!["(3+4i)"; 20].join("+")), "100".into()),
+        ("x²".repeat(1000), "x^{2000}".into()),
+        (format!("{} cm", "1+".repeat(200) + "1"), "201".into()),
+        (
+            (1..30)
+                .map(|k| format!("x<{k}"))
+                .collect::<Vec<_>>()
+                .join(" \\text{ or } "),
+            "(-\\infty, 29)".into(),
+        ),
+    ]);
     let boxes = "\\boxed{".repeat(9_000);
     let long_box = format!("\\boxed{{{}1}}", "1+".repeat(30_000));
     for response in [
@@ -219,28 +250,34 @@ fn main() {
     let multi_rate = (n * repeat) as f64 / best_multi.as_secs_f64();
 
     // Worst-case inputs: latency is the best of three runs of each.
-    let mut adversarial_max = (Duration::ZERO, String::new());
-    for (answer, gold) in adversarial_inputs() {
-        let mut dt = Duration::MAX;
-        for _ in 0..3 {
-            let t = Instant::now();
-            std::hint::black_box(check(&answer, &gold));
-            dt = dt.min(t.elapsed());
-        }
-        if dt > adversarial_max.0 {
+    let mut adversarial: Vec<(Duration, String)> = adversarial_inputs()
+        .into_iter()
+        .map(|(answer, gold)| {
+            let mut dt = Duration::MAX;
+            for _ in 0..3 {
+                let t = Instant::now();
+                std::hint::black_box(check(&answer, &gold));
+                dt = dt.min(t.elapsed());
+            }
             let head: String = answer.chars().take(40).collect();
-            adversarial_max = (dt, format!("{head}… ({} bytes)", answer.len()));
-        }
-    }
+            (dt, format!("{head}… ({} bytes)", answer.len()))
+        })
+        .collect();
+    adversarial.sort();
+    let adversarial_times: Vec<Duration> = adversarial.iter().map(|(d, _)| *d).collect();
+    let adversarial_p99 = percentile(&adversarial_times, 0.99);
+    let adversarial_max = adversarial.last().cloned().unwrap_or_default();
 
     let us = |d: Duration| d.as_secs_f64() * 1e6;
     if json {
+        let by_category = serde_json::to_string(&wrong_by_category).unwrap_or_default();
         println!(
-            "{{\"tool\":\"cascade\",\"pairs\":{n},\"accuracy\":{:.6},\"false_accepts\":{false_accepts},\"false_rejects\":{false_rejects},\"checks_per_s_1\":{single_rate:.1},\"checks_per_s_all\":{multi_rate:.1},\"threads\":{threads},\"p50_us\":{:.1},\"p99_us\":{:.1},\"max_us\":{:.1},\"adversarial_max_us\":{:.1}}}",
+            "{{\"tool\":\"cascade\",\"pairs\":{n},\"accuracy\":{:.6},\"false_accepts\":{false_accepts},\"false_rejects\":{false_rejects},\"checks_per_s_1\":{single_rate:.1},\"checks_per_s_all\":{multi_rate:.1},\"threads\":{threads},\"p50_us\":{:.1},\"p99_us\":{:.1},\"max_us\":{:.1},\"adversarial_p99_us\":{:.1},\"adversarial_max_us\":{:.1},\"wrong_by_category\":{by_category}}}",
             right as f64 / n as f64,
             us(percentile(&latencies, 0.5)),
             us(percentile(&latencies, 0.99)),
             us(max_small),
+            us(adversarial_p99),
             us(adversarial_max.0),
         );
         return;
@@ -262,10 +299,15 @@ fn main() {
     );
     println!("  slowest: {}", slowest.join(", "));
     println!(
-        "  adversarial inputs (<= 64 KB) max latency {:.1} µs: {}",
+        "  adversarial inputs (<= 64 KB, {}) p99 {:.1} µs, max {:.1} µs: {}",
+        adversarial.len(),
+        us(adversarial_p99),
         us(adversarial_max.0),
         adversarial_max.1
     );
+    for (d, head) in adversarial.iter().rev().take(6) {
+        println!("    {:9.1} µs  {head}", us(*d));
+    }
     if !errors.is_empty() {
         println!("  mismatches by category: {wrong_by_category:?}");
         for e in errors.iter().take(40) {

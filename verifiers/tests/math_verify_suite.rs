@@ -9,12 +9,27 @@ use serde::Deserialize;
 /// The suite, one JSON object a line.
 const SUITE: &str = include_str!("data/math_verify_cases.jsonl");
 
-/// Cases the verifier must get right (raise it when accuracy improves).
-const MIN_CORRECT: usize = 257;
+/// Cases the verifier must get right (raise it when accuracy improves). It was 257
+/// before issue 13's exact-decimal rule turned the three rounded-decimal cases below
+/// (mv-0126, mv-0133, mv-0139) into deliberate rejections.
+const MIN_CORRECT: usize = 254;
 
 /// Deliberate divergences from Math-Verify's expectation, with why. These count as
 /// misses in the accuracy figure but never fail the false-accept check.
 const DIVERGENCES: &[(&str, &str)] = &[
+    (
+        "mv-0126",
+        "rounded decimal: `0.0833333333333333` is not exactly 1/12; issue 13 makes \
+         rounding the opt-in `approx` setting",
+    ),
+    (
+        "mv-0133",
+        "rounded decimal: `0.33` in a matrix is not exactly 1/3 (issue 13)",
+    ),
+    (
+        "mv-0139",
+        "rounded decimal: `2.6667` in an interval is not exactly 8/3 (issue 13)",
+    ),
     (
         "mv-0187",
         "set vs relation: Math-Verify's expectation for gold `x \\in [-2,7]` against \

@@ -15,12 +15,12 @@
 
 use std::collections::HashMap;
 
-use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{Signed, Zero};
 
+use super::approx::{Approx, Real};
 use super::exact::{Monomial, Poly, Value};
-use super::expr::{Constant, Expr, Numeral, RelOp};
+use super::expr::{Constant, Expr, RelOp};
 use super::limits::{Budget, LimitHit};
 use super::normal::{normalize, NormalError};
 use super::numeric::{self, NumericVerdict};
@@ -43,7 +43,7 @@ impl Outcome {
 /// Compares an answer expression with a gold expression.
 #[cfg(test)]
 pub fn compare(gold: &Expr, answer: &Expr, budget: &mut Budget) -> Outcome {
-    compare_with_known(gold, answer, Vec::new(), budget)
+    compare_with_known(gold, answer, Vec::new(), None, budget)
 }
 
 /// Like [`compare`], reusing normal forms the caller already computed (keyed by the
@@ -52,20 +52,25 @@ pub fn compare_with_known<'e>(
     gold: &'e Expr,
     answer: &'e Expr,
     known: Vec<(&'e Expr, Value)>,
+    approx: Option<Approx>,
     budget: &mut Budget,
 ) -> Outcome {
     let known = known
         .into_iter()
         .map(|(e, v)| (std::ptr::from_ref(e) as usize, v))
         .collect();
-    Comparer { budget, known }.compare(gold, answer)
+    Comparer {
+        budget,
+        approx,
+        known,
+    }
+    .compare(gold, answer)
 }
-
-/// Fewest digits after the point for the rounding rule to apply.
-pub const MIN_ROUNDED_PLACES: i64 = 2;
 
 struct Comparer<'b> {
     budget: &'b mut Budget,
+    /// The opt-in rounding rule; `None` compares exactly.
+    approx: Option<Approx>,
     /// Normal forms already computed, keyed by the address of their expression
     /// (the trees outlive the comparison and are not moved during it).
     known: HashMap<usize, Value>,
@@ -154,15 +159,78 @@ fn as_intervals(e: &Expr) -> Option<Vec<Interval>> {
             }
             Some(out)
         }
+        Expr::List(items) if inequality_list(e) => {
+            let mut out = Vec::new();
+            for item in items {
+                out.extend(as_intervals(item)?);
+            }
+            Some(joined_half_lines(out))
+        }
         // `x \in [a, b]` (read as `x = [a, b]`).
         Expr::Relation { sides, ops } if ops == &[RelOp::Eq] && is_name_like(&sides[0]) => {
             as_intervals(&sides[1])
+        }
+        // `x \ne 2`: everything but one point.
+        Expr::Relation { sides, ops } if ops == &[RelOp::Ne] && is_name_like(&sides[0]) => {
+            Some(vec![
+                interval(infinity(true), false, sides[1].clone(), false),
+                interval(sides[1].clone(), false, infinity(false), false),
+            ])
         }
         Expr::Relation { sides, ops } => {
             abs_intervals(sides, ops).or_else(|| inequality_interval(sides, ops).map(|i| vec![i]))
         }
         _ => None,
     }
+}
+
+/// Whether an expression is a list of inequalities in one variable (`x < -2, x > 3`,
+/// from `x < -2 \text{ or } x > 3` or `… and …`).
+fn inequality_list(e: &Expr) -> bool {
+    let Expr::List(items) = e else {
+        return false;
+    };
+    let mut variable = None;
+    items.len() >= 2
+        && items.iter().all(|item| match item {
+            Expr::Relation { sides, ops }
+                if ops
+                    .iter()
+                    .all(|o| matches!(o, RelOp::Lt | RelOp::Le | RelOp::Gt | RelOp::Ge)) =>
+            {
+                let Some(name) = sides.iter().find(|s| is_name_like(s)) else {
+                    return false;
+                };
+                variable.get_or_insert(name) == &name
+            }
+            _ => false,
+        })
+}
+
+/// Two half-lines that overlap (`x > -2` and `x < 3`) mean their intersection,
+/// `(-2, 3)`; half-lines that do not (`x \le -2` or `x \ge 3`) mean their union.
+fn joined_half_lines(mut parts: Vec<Interval>) -> Vec<Interval> {
+    let [a, b] = parts.as_slice() else {
+        return parts;
+    };
+    let (below, above) = match (a.lo == infinity(true), b.hi == infinity(false)) {
+        (true, true) if a.hi != infinity(false) && b.lo != infinity(true) => (a, b),
+        _ if b.lo == infinity(true) && a.hi == infinity(false) => (b, a),
+        _ => return parts,
+    };
+    let mut budget = Budget::new(2_000);
+    let (Some(upper), Some(lower)) = (
+        numeric::constant_value(&below.hi, &mut budget),
+        numeric::constant_value(&above.lo, &mut budget),
+    ) else {
+        return parts;
+    };
+    if lower < upper {
+        let (lo, lo_closed) = (above.lo.clone(), above.lo_closed);
+        let (hi, hi_closed) = (below.hi.clone(), below.hi_closed);
+        parts = vec![interval(lo, lo_closed, hi, hi_closed)];
+    }
+    parts
 }
 
 /// An inequality on `|x|` with numeric bounds: `1 \le |z| \le 2` is
@@ -464,6 +532,13 @@ impl Comparer<'_> {
     }
 
     fn collections(&mut self, g: &Expr, r: &Expr) -> Outcome {
+        // `x \le -2 \text{ or } x \ge 3` against `(-\infty,-2] \cup [3,\infty)`.
+        if inequality_list(g) || inequality_list(r) {
+            return match (as_intervals(g), as_intervals(r)) {
+                (Some(a), Some(b)) => self.interval_sets(&a, &b),
+                _ => Outcome::NotEqual("inequalities against a different kind of answer"),
+            };
+        }
         let g_pm = expand_plus_minus(g);
         let r_pm = expand_plus_minus(r);
         let g_flat = g_pm.or_else(|| flatten_plus_minus(g));
@@ -471,7 +546,18 @@ impl Comparer<'_> {
         let g_items = g_flat.as_deref();
         let r_items = r_flat.as_deref();
         match (g, r, g_items, r_items) {
-            (_, _, Some(a), Some(b)) => self.unordered(a, b),
+            (_, _, Some(a), Some(b)) => {
+                // `\{-2, 3, 3\}` is the set {-2, 3}; a bare list keeps its repeats.
+                let a = match self.set_elements(g, a) {
+                    Ok(a) => a,
+                    Err(o) => return o,
+                };
+                let b = match self.set_elements(r, b) {
+                    Ok(b) => b,
+                    Err(o) => return o,
+                };
+                self.unordered(&a, &b)
+            }
             (
                 Expr::Tuple {
                     open: o1,
@@ -557,6 +643,32 @@ impl Comparer<'_> {
         }
     }
 
+    /// The distinct elements of a set written with `\{…\}` (equal elements count
+    /// once); the items of anything else unchanged.
+    fn set_elements(&mut self, e: &Expr, items: &[Expr]) -> Result<Vec<Expr>, Outcome> {
+        if !matches!(e, Expr::Set(_)) {
+            return Ok(items.to_vec());
+        }
+        let mut out: Vec<Expr> = Vec::with_capacity(items.len());
+        for item in items {
+            let mut repeated = false;
+            for kept in &out {
+                match self.compare(kept, item) {
+                    Outcome::Equal(_) => {
+                        repeated = true;
+                        break;
+                    }
+                    Outcome::Undecidable(l) => return Err(Outcome::Undecidable(l)),
+                    Outcome::NotEqual(_) => {}
+                }
+            }
+            if !repeated {
+                out.push(item.clone());
+            }
+        }
+        Ok(out)
+    }
+
     fn ordered(&mut self, a: &[Expr], b: &[Expr], reason: &'static str) -> Outcome {
         if a.len() != b.len() {
             return Outcome::NotEqual("different number of elements");
@@ -634,6 +746,10 @@ impl Comparer<'_> {
     }
 
     fn values(&mut self, g: &Expr, r: &Expr) -> Outcome {
+        // `4^{5000}` against `2^{10000}`: compared by prime exponents, never built.
+        if let Some(outcome) = super::power::compare(g, r, self.budget) {
+            return outcome;
+        }
         let (gv, rv) = match (self.normal(g), self.normal(r)) {
             (Ok(a), Ok(b)) => (a, b),
             (Err(NormalError::Limit(l)), _) | (_, Err(NormalError::Limit(l))) => {
@@ -650,11 +766,15 @@ impl Comparer<'_> {
             Err(super::exact::ArithError::Limit(l)) => return Outcome::Undecidable(l),
             Err(_) => return Outcome::NotEqual("undefined value"),
         }
-        if let Some(outcome) = self.decimal_rounding(g, &gv, r, &rv) {
+        if let Some(outcome) = self.approximately(g, &gv, r, &rv) {
             return outcome;
         }
         if gv.has_opaque() || rv.has_opaque() {
-            return match numeric::compare(g, r, self.budget) {
+            // A decimal is a rational number: against a value we can only evaluate
+            // (a function, a root of a sum) it must agree to double precision, so a
+            // rounded decimal (`0.8415` for `\sin 1`) is never taken for the value.
+            let strict = has_decimal(g) || has_decimal(r);
+            return match numeric::compare(g, r, strict, self.budget) {
                 Ok(NumericVerdict::Equal) => Outcome::Equal("numerically equal"),
                 Ok(NumericVerdict::Different) => Outcome::NotEqual("numerically different"),
                 Ok(NumericVerdict::Unusable) => Outcome::NotEqual("not numerically comparable"),
@@ -664,46 +784,30 @@ impl Comparer<'_> {
         Outcome::NotEqual("exact normal forms differ")
     }
 
-    /// The decimal rule: a decimal with at least [`MIN_ROUNDED_PLACES`] places equals
-    /// an exact non-decimal value that rounds (half away from zero) to it.
-    fn decimal_rounding(&mut self, g: &Expr, gv: &Value, r: &Expr, rv: &Value) -> Option<Outcome> {
-        let g_dec = decimal_literal(g);
-        let r_dec = decimal_literal(r);
-        let (exact_expr, exact_value, (negative, numeral)) = match (g_dec, r_dec) {
-            (None, Some(d)) => (g, gv, d),
-            (Some(d), None) => (r, rv, d),
-            _ => return None,
-        };
-        let places = numeral.shown_places();
-        if !(MIN_ROUNDED_PLACES..=60).contains(&places) || exact_value.has_vars() {
+    /// The opt-in `approx` rule (see [`super::approx`]): two constant values that are
+    /// not exactly equal match when they agree to the configured precision.
+    fn approximately(&mut self, g: &Expr, gv: &Value, r: &Expr, rv: &Value) -> Option<Outcome> {
+        let approx = self.approx?;
+        if gv.has_vars() || rv.has_vars() {
             return None;
         }
-        let target = numeral.value()?;
-        let target = if negative { -target } else { target };
-        let scale = BigRational::from_integer(num_traits::pow(BigInt::from(10), places as usize));
-        let scaled_target = (&target * &scale).round();
-        let rounded = match exact_value.as_rational() {
-            Some(q) => round_half_away(&(q * &scale)),
-            None => {
-                let v = numeric::constant_value(exact_expr, self.budget)?;
-                if places > 12 {
-                    return Some(long_decimal(v, &target, places));
-                }
-                let scaled = v * 10f64.powi(places as i32);
-                BigRational::from_float(scaled.round())?
-            }
+        let mut real = |e: &Expr, v: &Value| match v.as_rational() {
+            Some(q) => Some(Real::Exact(q)),
+            None => numeric::constant_value(e, self.budget).map(Real::Float),
         };
-        Some(if rounded == scaled_target {
-            Outcome::Equal("decimal is the exact value rounded to the digits shown")
+        let gold = real(g, gv)?;
+        let answer = real(r, rv)?;
+        Some(if approx.accepts(&gold, &answer) {
+            Outcome::Equal("equal to the precision of the approx setting")
         } else {
-            Outcome::NotEqual("decimal is not the exact value rounded")
+            Outcome::NotEqual("not equal to the precision of the approx setting")
         })
     }
 }
 
 /// The elements without exact repeats of a tuple, in order. A solution tuple written
-/// twice is one solution; a repeated number may be a multiplicity (`\{1,2,2\}` stays
-/// different from `\{1,2\}`).
+/// twice is one solution; a repeated number in a bare list may be a multiplicity
+/// (`1, 2, 2` stays different from `1, 2`; sets drop repeats in `set_elements`).
 fn distinct(items: &[Expr]) -> Vec<&Expr> {
     let mut out: Vec<&Expr> = Vec::with_capacity(items.len());
     for item in items {
@@ -714,38 +818,15 @@ fn distinct(items: &[Expr]) -> Vec<&Expr> {
     out
 }
 
-/// A decimal of more than 12 places against an irrational value, as a program prints
-/// it (`4.123105625617661` for `\\sqrt{17}`): equal when it is within half a unit of
-/// its last place plus one ulp of the double-precision value, and only while all
-/// its significant digits (at most 17) are ones a double resolves.
-fn long_decimal(v: f64, target: &BigRational, places: i64) -> Outcome {
-    use num_traits::ToPrimitive;
-    let int_digits = v.abs().log10().floor().max(0.0) as i64 + 1;
-    let Some(t) = target.to_f64() else {
-        return Outcome::NotEqual("decimal is not the exact value rounded");
-    };
-    if !v.is_finite() || int_digits + places > 17 {
-        return Outcome::NotEqual("too many digits to check against an irrational value");
-    }
-    let half_unit = 0.5 * 10f64.powi(-(places as i32));
-    // One unit in the last place of `v`: the double itself is only that exact.
-    let slack = f64::EPSILON * v.abs();
-    if (t - v).abs() <= half_unit + slack {
-        Outcome::Equal("decimal is the exact value rounded to the digits shown")
-    } else {
-        Outcome::NotEqual("decimal is not the exact value rounded")
-    }
-}
-
-/// `q` rounded to an integer, halves away from zero.
-fn round_half_away(q: &BigRational) -> BigRational {
-    q.round()
-}
-
-/// A decimal numeral, possibly negated: `(negative, numeral)`.
-fn decimal_literal(e: &Expr) -> Option<(bool, &Numeral)> {
-    e.as_signed_numeral()
-        .filter(|(_, n)| n.decimal || n.exp10 != 0)
+/// Whether a written decimal (`0.8415`, `1.5e-3`) occurs in the expression.
+fn has_decimal(e: &Expr) -> bool {
+    let mut found = false;
+    e.visit(&mut |x| {
+        if let Expr::Num(n) = x {
+            found |= n.decimal || n.exp10 < 0;
+        }
+    });
+    found
 }
 
 fn strip_degree(e: &Expr) -> &Expr {
@@ -832,12 +913,16 @@ mod tests {
     }
 
     #[test]
-    fn decimal_rule() {
-        assert!(eq("\\frac13", "0.33"));
-        assert!(!eq("\\frac13", "0.3"));
-        assert!(!eq("\\frac23", "0.66"));
-        assert!(eq("\\pi", "3.14"));
-        assert!(eq("3.14", "\\pi"));
+    fn decimals_are_exact() {
+        assert!(!eq("\\frac13", "0.33"));
+        assert!(eq("\\frac13", "0.\\overline{3}"));
+        assert!(eq("\\frac58", "0.625"));
+        assert!(!eq("\\frac58", "0.63"));
+        assert!(!eq("\\pi", "3.14"));
+        assert!(!eq("3.14", "\\pi"));
+        assert!(!eq("0.45", "\\frac{5}{11}"));
         assert!(!eq("0.5", "0.49"));
+        assert!(!eq("\\sin 1", "0.8415"));
+        assert!(!eq("\\sin 1", "0.8414709848078965"));
     }
 }

@@ -97,6 +97,15 @@ impl Func {
         })
     }
 
+    /// `sin`, `cos`, `tan` and their reciprocals (arguments in radians, or degrees
+    /// when written with `^\circ`).
+    pub fn is_trigonometric(self) -> bool {
+        matches!(
+            self,
+            Func::Sin | Func::Cos | Func::Tan | Func::Cot | Func::Sec | Func::Csc
+        )
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Func::Sin => "sin",
@@ -218,6 +227,37 @@ impl Expr {
                 _ => None,
             },
             _ => None,
+        }
+    }
+
+    /// Calls `f` on this node and every node below it.
+    pub fn visit(&self, f: &mut impl FnMut(&Expr)) {
+        f(self);
+        match self {
+            Expr::Num(_) | Expr::Var(_) | Expr::Const(_) | Expr::Text(_) => {}
+            Expr::Neg(x)
+            | Expr::Func(_, x)
+            | Expr::Factorial(x)
+            | Expr::Abs(x)
+            | Expr::Percent(x)
+            | Expr::Degree(x) => x.visit(f),
+            Expr::Div(a, b)
+            | Expr::Pow(a, b)
+            | Expr::Root(a, b)
+            | Expr::LogBase(a, b)
+            | Expr::Binom(a, b)
+            | Expr::PlusMinus(a, b) => {
+                a.visit(f);
+                b.visit(f);
+            }
+            Expr::Add(xs)
+            | Expr::Mul(xs)
+            | Expr::List(xs)
+            | Expr::Set(xs)
+            | Expr::Union(xs)
+            | Expr::Tuple { items: xs, .. }
+            | Expr::Relation { sides: xs, .. } => xs.iter().for_each(|x| x.visit(f)),
+            Expr::Matrix(rows) => rows.iter().flatten().for_each(|x| x.visit(f)),
         }
     }
 

@@ -18,11 +18,14 @@
 //!    phrase, else the rest of that sentence when it is short and not prose;
 //! 3. a concluding sentence that ends the last line ("Therefore, there are 12
 //!    sequences.", optionally followed by "I hope it is correct."), opens with
-//!    therefore/thus/hence/so, has no math, no negation and exactly one number;
-//! 4. the last math segment (`$…$`, `$$…$$`, `\(…\)`, `\[…\]`) on the last non-empty
-//!    line, else that line when it is a bare expression, else what follows its last
-//!    `=` or " is " when that is a bare expression. Of a very long final line only the
-//!    last two sentences count.
+//!    therefore/thus/hence/so, is complete (ends with `.` or `!`), has no math, no
+//!    negation and exactly one number, or ends by stating a value ("So it is 2/3.");
+//! 4. the last non-empty line when it is an answer on its own: a bare value or
+//!    expression, or one math segment (`$…$`, `\(…\)`, `\[…\]`, or a closing `$$…$$`
+//!    block) with only punctuation around it. A line of reasoning is never read for
+//!    a value, so a response cut off mid-sentence has no answer, and an equation
+//!    chain (`3+4=7`, `x = 2+2 = 4`) is a step, not an answer; `name = value`
+//!    (`x = 4`, `f(x) = 2x+1`) is one.
 //!
 //! Nothing else: a response without any of these has no answer. We never scan the
 //! reasoning for numbers (step 3 reads only the closing sentence), so a failed match cannot pick up a stray value.
@@ -503,44 +506,190 @@ fn sentence_end(line: &str) -> &str {
     line
 }
 
-/// The last expression on the last non-empty line.
+/// The last non-empty line, when it is an answer on its own: a bare value or
+/// expression, or a line that ends with a math segment and is complete (only that
+/// segment, perhaps after "so" or "answer"; a sentence closed by `.` or `!`; or a
+/// label ending in `:`). A line cut off mid-sentence (`First, $3+4=7$. Then we need
+/// …, so`) has no answer, and a computation (`3+4=7`) is a step, not an answer.
 fn last_line_expression(text: &str) -> Option<String> {
     let trimmed = text.trim_end();
     // A display block that closes the response may span several lines.
     let unpunctuated = trimmed.trim_end_matches(['.', ',', ';']).trim_end();
-    if unpunctuated.ends_with("$$") || unpunctuated.ends_with("\\]") {
+    let candidate = if unpunctuated.ends_with("$$") || unpunctuated.ends_with("\\]") {
         let start = block_start(unpunctuated)?;
-        let segment = math_segments(&unpunctuated[start..]).pop()?;
-        let cleaned = clean(segment);
-        return (!cleaned.is_empty()).then_some(cleaned);
+        clean(math_segments(&unpunctuated[start..]).pop()?)
+    } else {
+        let line = trimmed.lines().last()?.trim();
+        // `So $x \\in [2, 5)$`: a conclusion word may open a lone math segment.
+        let math = without_conclusion_word(line);
+        match math_segments(math).as_slice() {
+            // `$28$ percent`: the percent sign written as a word after the segment.
+            [segment] if math.ends_with(" percent") && only_math(&math[..math.len() - 8]) => {
+                format!("{}\\%", clean(segment))
+            }
+            [segment] if only_math(math) => clean(segment),
+            [] if is_bare_expression(&clean(line)) => clean(line),
+            [.., before, last] if joined_by_connective(line, before, last) => {
+                let answer = clean(closing_segment(line, last)?);
+                format!("{}, {answer}", clean(before))
+            }
+            [.., last] => clean(closing_segment(line, last)?),
+            [] => stated_number(line)?,
+        }
+    };
+    (!candidate.is_empty() && standalone_answer(&candidate)).then_some(candidate)
+}
+
+/// The segment `last` (the line's last math segment) when it is the line's stated
+/// answer and the line is complete:
+/// - it ends the line, and the sentence is closed by `.` or `!` (`We find that
+///   $x \\neq 3$.`), or is a label (`Special matrix: $…$`), or a short statement
+///   (`The solution is $x \\neq 5$`);
+/// - or it is followed only by a claim that it is the answer (`Therefore $x \\ge 5$
+///   is the solution.`).
+fn closing_segment<'a>(line: &str, last: &'a str) -> Option<&'a str> {
+    let at = line.rfind(last)?;
+    let before = line[..at]
+        .trim_end_matches(['$', '(', '[', '\\'])
+        .trim_end();
+    let after = line[at + last.len()..].trim_start_matches(['$', ')', ']', '\\']);
+    let closed = after.trim().ends_with(['.', '!']);
+    let after = after.trim().trim_end_matches(['.', '!']).trim();
+    if !after.is_empty() {
+        // `… is $24$ cm.`, `There are $12$ ways.`: a closing unit or noun is fine.
+        let noun = after.split_whitespace().count() <= 2
+            && after.chars().all(|c| c.is_alphabetic() || c == ' ');
+        return (closed && (claims_answer(after) || noun)).then_some(last);
     }
-    let line = last_sentences(trimmed.lines().last()?.trim());
-    if let Some(segment) = math_segments(line).pop() {
-        let cleaned = clean(segment);
-        return (!cleaned.is_empty()).then_some(cleaned);
-    }
-    let bare = clean(line);
-    if is_bare_expression(&bare) {
-        return Some(bare);
-    }
-    let after = [line.rfind('='), line.rfind(" is ").map(|p| p + 3)]
-        .into_iter()
-        .flatten()
+    let sentence = before.rsplit(". ").next().unwrap_or(before);
+    let statement = sentence.split_whitespace().count() <= 8
+        && [" is", " are", " equals", "=", ":"]
+            .iter()
+            .any(|w| sentence.ends_with(w));
+    (closed || before.ends_with(':') || statement).then_some(last)
+}
+
+/// A line of prose without math that ends by stating a number (`… which is
+/// 1,000.99€`): the number, with its unit or currency.
+fn stated_number(line: &str) -> Option<String> {
+    let at = [" is ", " it's "]
+        .iter()
+        .filter_map(|w| line.rfind(w).map(|at| at + w.len()))
         .max()?;
-    let candidate = clean(&line[after + 1..]);
-    is_bare_expression(&candidate).then_some(candidate)
+    let value = clean(&line[at..]);
+    let number = value.trim_end_matches(|c: char| c.is_alphabetic() || "€£$²³%".contains(c));
+    let plain = lone_number(number).is_some_and(|n| n == number.trim());
+    let suffix = value[number.len()..].trim();
+    let unit = suffix.chars().all(|c| "€£$%²³".contains(c))
+        || super::units::split_trailing(&value).is_some();
+    (plain && unit).then_some(value)
+}
+
+/// Whether the line's last two math segments are joined only by "or", "and" or a
+/// comma (`$x \\le -2$ or $x \\ge 3$`): one answer of two parts.
+fn joined_by_connective(line: &str, before: &str, last: &str) -> bool {
+    let (Some(b), Some(l)) = (line.find(before), line.rfind(last)) else {
+        return false;
+    };
+    let start = b + before.len();
+    if start > l {
+        return false;
+    }
+    let between = line[start..l].trim_matches(|c: char| c == '$' || c.is_whitespace());
+    matches!(between, "or" | "and" | "," | ", or" | ", and")
+}
+
+/// Whether text after a value says that it is the answer (`is the solution`).
+fn claims_answer(after: &str) -> bool {
+    let lower = after.to_ascii_lowercase();
+    let mut words = lower.split_whitespace();
+    matches!(words.next(), Some("is" | "are"))
+        && words
+            .filter(|w| !matches!(*w, "the" | "our" | "my" | "final"))
+            .take(1)
+            .all(|w| matches!(w, "solution" | "solutions" | "answer" | "result"))
+}
+
+/// `line` without an opening "so", "thus", "therefore", … (`So $x \\in [2, 5)$`).
+fn without_conclusion_word(line: &str) -> &str {
+    let lower = line.to_ascii_lowercase();
+    ANSWER_OPENERS
+        .iter()
+        .find_map(|w| {
+            let rest = lower.strip_prefix(w)?;
+            rest.starts_with([',', ' '])
+                .then(|| line[w.len()..].trim_start_matches([',', ' ']))
+        })
+        .unwrap_or(line)
+}
+
+/// Whether `line` is one math segment with nothing but emphasis and end punctuation
+/// around it (`$x = 4$.`, `**\\(12\\)**`).
+fn only_math(line: &str) -> bool {
+    let body = line
+        .trim()
+        .trim_end_matches(['.', ',', ';', '!', '%'])
+        .trim_matches('*')
+        .trim();
+    [("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")]
+        .iter()
+        .any(|(open, close)| body.starts_with(open) && body.ends_with(close))
+}
+
+/// Whether an expression stands as an answer rather than a step of computation: an
+/// equation must not open with a side without any name (`3+4=7`, `2 \\cdot 6 = 12`).
+/// `x = 4`, `-34x-45y+20z-100=0` and `x = 2 + 2 = 4` stand as answers.
+fn standalone_answer(s: &str) -> bool {
+    let first_eq = s
+        .char_indices()
+        .find(|&(k, c)| c == '=' && !s[..k].ends_with(['<', '>', '!', ':', '\\']))
+        .map(|(k, _)| k);
+    match first_eq {
+        None => true,
+        Some(at) => names_something(&s[..at]),
+    }
+}
+
+/// Whether a side mentions a name (a letter outside LaTeX command names).
+fn names_something(side: &str) -> bool {
+    let mut chars = side.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            while chars.peek().is_some_and(|d| d.is_ascii_alphabetic()) {
+                chars.next();
+            }
+        } else if c.is_alphabetic() {
+            return true;
+        }
+    }
+    false
 }
 
 /// Words that open a concluding sentence.
 const CONCLUSIONS: [&str; 5] = ["therefore", "thus", "hence", "so", "in conclusion"];
+
+/// Words that may open a line holding only its answer (`Answer $9$`).
+const ANSWER_OPENERS: [&str; 7] = [
+    "therefore",
+    "thus",
+    "hence",
+    "so",
+    "in conclusion",
+    "answer",
+    "final answer",
+];
 
 /// The one number of the response's concluding sentence ("Therefore, there are 12
 /// sequences."): the last sentence of the last line, or the one before a closing
 /// "I hope it is correct.", when it opens with a conclusion word, holds exactly one
 /// number and no negation. Nothing earlier in the reasoning is looked at.
 fn concluding_number(text: &str) -> Option<String> {
-    // The closing sentences live in the last few hundred bytes of the line.
+    // The closing sentences live in the last few hundred bytes of the line; a line
+    // cut off mid-sentence (no closing `.` or `!`) has no concluding sentence.
     let line = tail(text.trim_end().lines().last()?.trim(), 2048);
+    if !line.ends_with(['.', '!']) {
+        return None;
+    }
     let mut sentences: Vec<&str> = line
         .split(". ")
         .map(|s| s.trim().trim_end_matches('.'))
@@ -565,25 +714,11 @@ fn concluding_number(text: &str) -> Option<String> {
     if !opens || negated || sentence.contains('$') || sentence.contains('\\') {
         return None;
     }
-    lone_number(sentence)
-}
-
-/// Longest final line taken whole; a longer one is a paragraph of reasoning, of which
-/// only the last two sentences count (so a stray expression is not picked up).
-const MAX_FINAL_LINE: usize = 400;
-
-fn last_sentences(line: &str) -> &str {
-    if line.len() <= MAX_FINAL_LINE {
-        return line;
-    }
-    let mut cut = line.len();
-    for _ in 0..2 {
-        match line[..cut].trim_end_matches(['.', ' ']).rfind(". ") {
-            Some(at) => cut = at,
-            None => return line,
-        }
-    }
-    line[cut + 1..].trim()
+    // "So it is 2/3.": a complete sentence that ends by stating a value.
+    let stated = sentence.rfind(" is ").map(|at| clean(&sentence[at + 4..]));
+    lone_number(sentence).or_else(|| {
+        stated.filter(|v| !v.contains(' ') && is_bare_expression(v) && standalone_answer(v))
+    })
 }
 
 /// Where the display block that ends `text` opens.
@@ -828,6 +963,10 @@ mod tests {
             ext("The answer is not obvious at first.\nWe find $x = 7$."),
             Some("x = 7".into())
         );
+        assert_eq!(
+            ext("The answer is not obvious at first.\n$x = 7$."),
+            Some("x = 7".into())
+        );
     }
 
     #[test]
@@ -854,6 +993,45 @@ mod tests {
         assert_eq!(ext("Therefore, it is not 12."), None);
         assert_eq!(ext("Therefore, 12 or 13."), None);
         assert_eq!(ext("Therefore, 12. Then we check 13."), None);
+        assert_eq!(ext("Therefore, there are 12 ways to place the"), None);
+        assert_eq!(
+            ext("First, $3+4=7$. Then we need to account for the constraint, so"),
+            None
+        );
+        assert_eq!(ext("So far:\n$3+4=7$"), None);
+        assert_eq!(ext("So far:\n3 + 4 = 7"), None);
+        assert_eq!(ext("We check:\n$$2 \\cdot 6 = 12$$"), None);
+        assert_eq!(ext("We check, then $y = 8.8 - 0.4x$ and"), None);
+        assert_eq!(ext("We check, then $y = 8.8 - 0.4x$"), None);
+        assert_eq!(ext("We find that $x \\neq 3$."), Some("x \\neq 3".into()));
+        assert_eq!(ext("Special matrix: $[1]$"), Some("[1]".into()));
+        assert_eq!(ext("Thus $x <= 2$ is our answer."), Some("x <= 2".into()));
+        assert_eq!(ext("Thus $x <= 2$ is where we"), None);
+        assert_eq!(ext("The perimeter is $24$ cm."), Some("24".into()));
+        assert_eq!(
+            ext("The solution set is $x \\le -2$ or $x \\ge 3$."),
+            Some("x \\le -2, x \\ge 3".into())
+        );
+        assert_eq!(ext("There are $24$ ways to pick the first, and"), None);
+        assert_eq!(ext("The solution is $x = 5$"), Some("x = 5".into()));
+        assert_eq!(
+            ext("so the number is 10 which is 1,000.99"),
+            Some("1,000.99".into())
+        );
+        assert_eq!(ext("so the number is 10 which is 1,000 and"), None);
+        assert_eq!(
+            ext("Collecting terms,\n$f(x) = 2x+1$"),
+            Some("f(x) = 2x+1".into())
+        );
+        assert_eq!(
+            ext("Collecting terms,\n$a_{1} = 5$."),
+            Some("a_{1} = 5".into())
+        );
+        assert_eq!(
+            ext("Collecting terms,\n$x \\ge 3$"),
+            Some("x \\ge 3".into())
+        );
+        assert_eq!(ext("The side is $5$ and then we"), None);
         assert_eq!(ext(""), None);
     }
 

@@ -267,6 +267,10 @@ impl Lexer {
         if count == 1 && !in_text {
             return self.push(Tok::Letter(self.chars[start]));
         }
+        // `\operatorname{cis}\theta`, `cis(θ)`: cos θ + i sin θ.
+        if word == "cis" {
+            return self.push(Tok::Cmd(word));
+        }
         if !in_text && word == "or" {
             return self.push(Tok::Comma);
         }
@@ -357,6 +361,8 @@ impl Lexer {
             "gt" => Tok::Gt,
             "ne" | "neq" => Tok::Ne,
             "approx" | "simeq" | "sim" => Tok::Approx,
+            // `x < -2 \lor x > 3`: alternatives, read like "or".
+            "lor" | "vee" | "land" | "wedge" => Tok::Comma,
             "doteq" | "equiv" => Tok::Eq,
             "vert" | "lvert" | "rvert" | "mid" => Tok::Bar,
             "lbrace" => Tok::LSet,

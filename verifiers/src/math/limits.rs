@@ -4,6 +4,13 @@
 //! inputs beyond a fixed size, and arithmetic draws from a [`Budget`] of work units.
 //! Running out of either is the verdict "undecidable within limits" (reward 0), so a
 //! check finishes in bounded time on any input and is safe to call from any thread.
+//!
+//! Big powers have their own limits, in `power`: exponents are computed exactly up to
+//! 4,096 bits (`2^{2^{4000}}` is compared with `4^{2^{3999}}` by prime exponents, never
+//! built) and an integer is built only up to 65,536 bits, when a base is too large to
+//! factor (a literal answer of up to [`MAX_NUMERAL_DIGITS`] digits). Real answers stay
+//! far below both; the worst inputs they allow are in the bench's adversarial section
+//! (`cargo bench -p cascade-verifiers --bench math`, figures in the README).
 
 /// Longest response scanned for an answer, in bytes. Longer responses are scanned
 /// only in their last `MAX_RESPONSE_BYTES` bytes (the answer is at the end).
@@ -24,8 +31,9 @@ pub const MAX_EXPAND_EXPONENT: u64 = 64;
 pub const MAX_TERMS: usize = 256;
 /// Largest `n` for `n!` (the bit limit usually stops it earlier).
 pub const MAX_FACTORIAL: u64 = 5_000;
-/// Most digits written in one numeral (before any arithmetic).
-pub const MAX_NUMERAL_DIGITS: usize = 2_000;
+/// Most digits written in one numeral (before any arithmetic): as long as an answer
+/// may be, so a 3,011-digit integer such as `2^{10000}` written out is compared.
+pub const MAX_NUMERAL_DIGITS: usize = MAX_ANSWER_BYTES;
 /// Most elements of a set, tuple or matrix.
 pub const MAX_ELEMENTS: usize = 64;
 /// Work units one check may spend. Charges are calibrated so that a unit is roughly

@@ -7,6 +7,7 @@
 //! otherwise left to the numeric check.
 
 use num_bigint::BigInt;
+use num_integer::Integer;
 use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 
@@ -135,6 +136,9 @@ impl Normalizer<'_> {
             }
             Expr::Abs(x) => {
                 let v = self.value(x)?;
+                if let Some(modulus) = self.complex_modulus(&v)? {
+                    return Ok(modulus);
+                }
                 match v.as_rational() {
                     Some(q) => Value::constant(q.abs()),
                     None => match v
@@ -172,6 +176,9 @@ impl Normalizer<'_> {
         }
         let base_v = self.value(base)?;
         if matches!(base, Expr::Const(Constant::E)) {
+            if let Some(z) = self.unit_complex(&exp_v)? {
+                return Ok(z);
+            }
             return Ok(Value::atom(
                 Atom::Opaque(format!("exp({exp_v})")),
                 self.budget,
@@ -200,7 +207,15 @@ impl Normalizer<'_> {
 
     fn function(&mut self, f: Func, arg: &Expr) -> Result<Value, NormalError> {
         let v = self.value(arg)?;
+        if f.is_trigonometric() {
+            if let Some(exact) = self.exact_trig(f, &v)? {
+                return Ok(exact);
+            }
+        }
         if f == Func::Exp {
+            if let Some(z) = self.unit_complex(&v)? {
+                return Ok(z);
+            }
             if let Some(r) = v.as_rational() {
                 let e = Value::atom(Atom::E, self.budget)?;
                 return self.rational_power(e, &r, "pow");
@@ -218,10 +233,143 @@ impl Normalizer<'_> {
                 }
             }
         }
+        self.opaque_function(f, &v)
+    }
+
+    /// `f(v)` as an opaque atom keyed by the normal form of its argument.
+    fn opaque_function(&mut self, f: Func, v: &Value) -> Result<Value, NormalError> {
         Ok(Value::atom(
             Atom::Opaque(format!("{}({v})", f.name())),
             self.budget,
         )?)
+    }
+}
+
+/// `sin(kπ/12)` for `k = 0..=6`, from which every multiple of `π/12` follows.
+const SIN_TWELFTHS: [&str; 7] = [
+    "0",
+    "\\frac{\\sqrt{6}-\\sqrt{2}}{4}",
+    "\\frac{1}{2}",
+    "\\frac{\\sqrt{2}}{2}",
+    "\\frac{\\sqrt{3}}{2}",
+    "\\frac{\\sqrt{6}+\\sqrt{2}}{4}",
+    "1",
+];
+
+/// `q` when `v = q·π` (including `v = 0`).
+fn pi_multiple(v: &Value) -> Option<BigRational> {
+    if let Some(q) = v.as_rational() {
+        return q.is_zero().then(BigRational::zero);
+    }
+    let m = v.as_monomial()?;
+    (m.factors == [(Atom::Pi, BigRational::one())]).then_some(m.coeff)
+}
+
+/// `q` when `v = i·q·π`.
+fn imaginary_pi_multiple(v: &Value) -> Option<BigRational> {
+    let m = v.as_monomial()?;
+    let one = BigRational::one();
+    (m.factors == [(Atom::Pi, one.clone()), (Atom::I, one)]
+        || m.factors
+            == [
+                (Atom::I, BigRational::one()),
+                (Atom::Pi, BigRational::one()),
+            ])
+    .then_some(m.coeff)
+}
+
+impl Normalizer<'_> {
+    /// `sin(kπ/12)` exactly, for any integer `k`.
+    fn sin_twelfths(&mut self, k: &BigInt) -> Result<Value, NormalError> {
+        let k = k.mod_floor(&BigInt::from(24)).to_usize().unwrap_or(0);
+        let (negative, k) = if k >= 12 { (true, k - 12) } else { (false, k) };
+        let k = if k > 6 { 12 - k } else { k };
+        let parsed = super::parser::parse(SIN_TWELFTHS[k])
+            .map_err(|_| NormalError::NotScalar)?
+            .expr;
+        let v = self.value(&parsed)?;
+        Ok(if negative { v.neg() } else { v })
+    }
+
+    /// The exact value of a trigonometric function at a multiple of `π/12`
+    /// (`\\cos\\frac{\\pi}{6}`, `\\sin 30^\\circ`); `None` at other arguments.
+    fn exact_trig(&mut self, f: Func, v: &Value) -> Result<Option<Value>, NormalError> {
+        let Some(q) = pi_multiple(v) else {
+            return Ok(None);
+        };
+        let twelfths = q * BigRational::from_integer(12.into());
+        if !twelfths.is_integer() {
+            return Ok(None);
+        }
+        let k = twelfths.to_integer();
+        let sin = self.sin_twelfths(&k)?;
+        let cos = self.sin_twelfths(&(k + 6))?;
+        let one = Value::constant(BigRational::one());
+        let b = &mut *self.budget;
+        Ok(Some(match f {
+            Func::Sin => sin,
+            Func::Cos => cos,
+            Func::Tan => sin.div(&cos, b)?,
+            Func::Cot => cos.div(&sin, b)?,
+            Func::Sec => one.div(&cos, b)?,
+            Func::Csc => one.div(&sin, b)?,
+            _ => return Ok(None),
+        }))
+    }
+
+    /// `e^{iθ}` = `cos θ + i sin θ` for `θ` a multiple of `π/12` (`e^{i\\pi}` = −1).
+    fn unit_complex(&mut self, exponent: &Value) -> Result<Option<Value>, NormalError> {
+        let Some(q) = imaginary_pi_multiple(exponent) else {
+            return Ok(None);
+        };
+        let theta = Value::atom(Atom::Pi, self.budget)?.mul(&Value::constant(q), self.budget)?;
+        // Other angles keep `cos θ`, `sin θ` as atoms, as `\\cos θ + i \\sin θ` does.
+        let cos = match self.exact_trig(Func::Cos, &theta)? {
+            Some(v) => v,
+            None => self.opaque_function(Func::Cos, &theta)?,
+        };
+        let sin = match self.exact_trig(Func::Sin, &theta)? {
+            Some(v) => v,
+            None => self.opaque_function(Func::Sin, &theta)?,
+        };
+        let i = Value::atom(Atom::I, self.budget)?;
+        Ok(Some(cos.add(&sin.mul(&i, self.budget)?, self.budget)?))
+    }
+
+    /// `|a + bi|` = `√(a² + b²)` for a complex constant made of radicals and `i`.
+    fn complex_modulus(&mut self, v: &Value) -> Result<Option<Value>, NormalError> {
+        let Some(den) = v.den.as_constant() else {
+            return Ok(None);
+        };
+        let mut re = Value::constant(BigRational::zero());
+        let mut im = Value::constant(BigRational::zero());
+        let mut complex = false;
+        for mut m in v.num.monomials() {
+            if !m
+                .factors
+                .iter()
+                .all(|(a, _)| matches!(a, Atom::Int(_) | Atom::I))
+            {
+                return Ok(None);
+            }
+            let imaginary = m.factors.iter().any(|(a, _)| *a == Atom::I);
+            m.factors.retain(|(a, _)| *a != Atom::I);
+            let part = Value::from_poly(super::exact::Poly::from_monomial(m));
+            if imaginary {
+                complex = true;
+                im = im.add(&part, self.budget)?;
+            } else {
+                re = re.add(&part, self.budget)?;
+            }
+        }
+        if !complex {
+            return Ok(None);
+        }
+        let b = &mut *self.budget;
+        let square = re.mul(&re, b)?.add(&im.mul(&im, b)?, b)?;
+        let square = square.div(&Value::constant(&den * &den), b)?;
+        let half = BigRational::new(1.into(), 2.into());
+        self.rational_power(square, &half, "root").map(Some)
     }
 }
 

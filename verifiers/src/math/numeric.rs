@@ -17,6 +17,12 @@ use crate::seeded::SplitMix64;
 pub const POINTS: usize = 5;
 /// Relative tolerance of the numeric comparison.
 pub const TOLERANCE: f64 = 1e-9;
+/// Relative tolerance when a side contains a written decimal: only double-precision
+/// rounding is forgiven, so a decimal rounded to its shown digits is not equal.
+pub const STRICT_TOLERANCE: f64 = 1e-13;
+/// Most significant digits of a decimal compared with an irrational-looking value;
+/// longer decimals are rounded values (a program's output), never exact.
+pub const MAX_STRICT_DIGITS: usize = 10;
 
 /// The outcome of a numeric comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,8 +33,19 @@ pub enum NumericVerdict {
     Unusable,
 }
 
-/// Compares two scalar expressions at [`POINTS`] seeded points.
-pub fn compare(a: &Expr, b: &Expr, budget: &mut Budget) -> Result<NumericVerdict, LimitHit> {
+/// Compares two scalar expressions at [`POINTS`] seeded points; `strict` (a written
+/// decimal on either side) uses [`STRICT_TOLERANCE`] and refuses decimals of more
+/// than [`MAX_STRICT_DIGITS`] significant digits.
+pub fn compare(
+    a: &Expr,
+    b: &Expr,
+    strict: bool,
+    budget: &mut Budget,
+) -> Result<NumericVerdict, LimitHit> {
+    if strict && (long_decimal(a) || long_decimal(b)) {
+        return Ok(NumericVerdict::Different);
+    }
+    let tolerance = if strict { STRICT_TOLERANCE } else { TOLERANCE };
     let mut names = BTreeMap::new();
     collect_vars(a, &mut names);
     collect_vars(b, &mut names);
@@ -44,7 +61,7 @@ pub fn compare(a: &Expr, b: &Expr, budget: &mut Budget) -> Result<NumericVerdict
         if !usable(x) || !usable(y) {
             return Ok(NumericVerdict::Unusable);
         }
-        if (x - y).abs() > TOLERANCE * 1f64.max(x.abs()).max(y.abs()) {
+        if (x - y).abs() > tolerance * 1f64.max(x.abs()).max(y.abs()) {
             return Ok(NumericVerdict::Different);
         }
     }
@@ -57,6 +74,18 @@ pub fn constant_value(e: &Expr, budget: &mut Budget) -> Option<f64> {
         .ok()
         .flatten()
         .filter(|v| usable(*v))
+}
+
+/// Whether a written decimal has more significant digits than [`MAX_STRICT_DIGITS`].
+fn long_decimal(e: &Expr) -> bool {
+    let mut long = false;
+    e.visit(&mut |x| {
+        if let Expr::Num(n) = x {
+            let significant = n.digits.trim_start_matches('0').trim_end_matches('0').len();
+            long |= (n.decimal || n.exp10 < 0) && significant > MAX_STRICT_DIGITS;
+        }
+    });
+    long
 }
 
 fn usable(v: f64) -> bool {
@@ -210,7 +239,7 @@ mod tests {
     fn cmp(a: &str, b: &str) -> NumericVerdict {
         let a = parse(a).unwrap().expr;
         let b = parse(b).unwrap().expr;
-        compare(&a, &b, &mut Budget::default()).unwrap()
+        compare(&a, &b, false, &mut Budget::default()).unwrap()
     }
 
     #[test]

@@ -41,22 +41,29 @@ pub fn parse(src: &str) -> Result<Parsed, ParseError> {
     if src.len() > MAX_ANSWER_BYTES {
         return Err(ParseError::Limit(LimitHit::AnswerTooLong));
     }
+    let converted = super::unicode::to_latex(src);
+    let src: &str = &converted;
     if let Some(groups) = solution_groups(src) {
         return Ok(groups);
     }
-    let (src, letter_unit) = split_letter_unit(src);
-    let tokens = tokenize(src)?;
-    let (tokens, mut units) = strip_units(tokens);
-    if let Some(unit) = letter_unit {
-        // Only a plain value may carry a one-letter unit: `5 m` is 5 metres, `5 m + n` is not.
-        if tokens
-            .iter()
-            .any(|t| matches!(t, Tok::Letter(_) | Tok::Word(_)))
-        {
-            return Err(ParseError::Syntax("a letter after an expression".into()));
+    let (tokens, units) = strip_units(tokenize(src)?);
+    let (tokens, units) = match super::units::split_trailing(src) {
+        Some((value, unit)) => {
+            // Only a value without names may carry a plain-text unit: `5 m` is 5
+            // metres, `\pi r^2 h` is a product.
+            let (value_tokens, mut value_units) = strip_units(tokenize(value)?);
+            if value_tokens
+                .iter()
+                .any(|t| matches!(t, Tok::Letter(_) | Tok::Word(_)))
+            {
+                (tokens, units)
+            } else {
+                value_units.extend(unit);
+                (value_tokens, value_units)
+            }
         }
-        units.push(unit);
-    }
+        None => (tokens, units),
+    };
     if tokens.is_empty() {
         return Err(ParseError::Syntax("empty answer".into()));
     }
@@ -181,37 +188,7 @@ const UNITS: [&str; 58] = [
 
 fn is_unit(word: &str) -> bool {
     let lower = word.to_lowercase();
-    UNITS.contains(&lower.as_str())
-}
-
-/// One-letter SI units (metres, seconds, grams, hours, litres, newtons, joules, watts,
-/// kelvin, volts).
-const UNIT_LETTERS: [char; 10] = ['m', 's', 'g', 'h', 'L', 'N', 'J', 'W', 'K', 'V'];
-
-/// Splits a trailing one-letter unit off a value: `5 m`, `12.5 s`, `1,000.99m²`. The
-/// letter counts as a unit only when a space separates it from a digit, or when it
-/// carries `²`/`³` (`5m` and `5 m^2` stay a product with the variable `m`).
-fn split_letter_unit(src: &str) -> (&str, Option<String>) {
-    let trimmed = src.trim_end().trim_end_matches(['.', '$']).trim_end();
-    let (body, squared) = match trimmed.strip_suffix(['²', '³']) {
-        Some(b) => (b, true),
-        None => (trimmed, false),
-    };
-    let Some(unit) = body
-        .chars()
-        .next_back()
-        .filter(|c| UNIT_LETTERS.contains(c))
-    else {
-        return (src, None);
-    };
-    let value = &body[..body.len() - unit.len_utf8()];
-    let spaced = value.ends_with(char::is_whitespace);
-    let after_digit = value.trim_end().ends_with(|c: char| c.is_ascii_digit());
-    if after_digit && (spaced || squared) {
-        (value.trim_end(), Some(unit.to_string()))
-    } else {
-        (src, None)
-    }
+    UNITS.contains(&lower.as_str()) || super::units::canonical(word).is_some()
 }
 
 /// Removes unit words (with a following `^2`/`^3`), currency signs and the words
@@ -232,7 +209,7 @@ fn strip_units(mut tokens: Vec<Tok>) -> (Vec<Tok>, Vec<String>) {
         if value_before {
             for t in tokens.drain(tokens.len() - words_at_end..) {
                 if let Tok::Word(w) = t {
-                    units.push(w.to_lowercase());
+                    units.push(w);
                 }
             }
         }
@@ -244,13 +221,19 @@ fn strip_units(mut tokens: Vec<Tok>) -> (Vec<Tok>, Vec<String>) {
             Tok::Word(w) if (w == "and" || w == "or") && i > 0 && i + 1 < tokens.len() => {
                 out.push(Tok::Comma);
             }
+            // `30 degrees` is `30^\circ` (so `\sin(30 \text{ degrees})` is ½).
+            Tok::Word(w) if matches!(w.to_lowercase().as_str(), "degree" | "degrees" | "deg") => {
+                out.push(Tok::Degree);
+            }
             Tok::Word(w) if is_unit(w) => {
-                units.push(w.to_lowercase());
-                if tokens.get(i + 1) == Some(&Tok::Caret)
-                    && matches!(tokens.get(i + 2), Some(Tok::Num(_)))
-                {
-                    i += 2;
+                let mut unit = w.to_lowercase();
+                if tokens.get(i + 1) == Some(&Tok::Caret) {
+                    if let Some(Tok::Num(p)) = tokens.get(i + 2) {
+                        unit = format!("{unit}^{}", p.digits);
+                        i += 2;
+                    }
                 }
+                units.push(unit);
             }
             Tok::Dollar => {}
             t => out.push(t.clone()),
@@ -274,8 +257,20 @@ fn choice_letter(tokens: &[Tok]) -> Option<char> {
 /// The choice letter that opens an answer such as `(B) 42`, `B) 42`, `B. 42` or
 /// `\text{(B) } 42`; `None` when the answer does not open with one.
 pub fn leading_choice(answer: &str) -> Option<char> {
-    let s = answer.trim_start();
-    let s = s.strip_prefix("\\text{").unwrap_or(s).trim_start();
+    split_choice(answer).map(|(letter, _, _)| letter)
+}
+
+/// The opening choice letter, the text after it, and whether the letter was in
+/// parentheses (`\textbf{(C) } 12` → `('C', " 12", true)`).
+pub fn split_choice(answer: &str) -> Option<(char, &str, bool)> {
+    // `\textbf{(C) } 12`, `**(C)** 12`, `$\text{(C)}$ 12`: emphasis and wrappers first.
+    let mut s = answer.trim_start();
+    while let Some(rest) = ["\\text{", "\\textbf{", "\\mathrm{", "\\mathbf{", "**", "$"]
+        .iter()
+        .find_map(|w| s.strip_prefix(w))
+    {
+        s = rest.trim_start();
+    }
     let (s, parenthesised) = match s.strip_prefix('(') {
         Some(rest) => (rest, true),
         None => (s, false),
@@ -290,7 +285,11 @@ pub fn leading_choice(answer: &str) -> Option<char> {
     } else {
         after.starts_with(')') || after.starts_with(". ") || after.starts_with(":")
     };
-    closed.then_some(letter)
+    let rest = after
+        .strip_prefix(')')
+        .unwrap_or(after)
+        .trim_start_matches(['}', '*', '$', '.', ':', ' ', '\\']);
+    closed.then_some((letter, rest, parenthesised))
 }
 
 /// `p=5,q=2;p=7,q=2`: solutions separated by semicolons, each a list of equations
@@ -497,7 +496,18 @@ impl Parser {
     }
 
     fn union(&mut self) -> PResult {
-        let first = self.additive()?;
+        let mut first = self.additive()?;
+        // `\mathbb{R} - \{0\}`: a minus between an infinite interval and a set.
+        if let Some(difference) = minus_as_difference(&first) {
+            first = difference;
+        }
+        // `\mathbb{R} \setminus \{0\}`: an interval without points or an interval.
+        while self.is_cmd("setminus") || self.is_cmd("backslash") {
+            self.pos += 1;
+            let removed = self.additive()?;
+            first = super::set_difference::difference(first, &removed)
+                .ok_or_else(|| syntax("set difference not compared"))?;
+        }
         if !self.is_cmd("cup") && !self.is_cmd("cap") {
             return Ok(first);
         }
@@ -554,7 +564,16 @@ impl Parser {
             Some(Tok::Letter(_) | Tok::LParen | Tok::LBrace) => true,
             Some(Tok::Cmd(c)) => !matches!(
                 c.as_str(),
-                "cup" | "cap" | "in" | "end" | "rangle" | "to" | "rightarrow" | "Rightarrow"
+                "cup"
+                    | "cap"
+                    | "in"
+                    | "end"
+                    | "rangle"
+                    | "to"
+                    | "rightarrow"
+                    | "Rightarrow"
+                    | "setminus"
+                    | "backslash"
             ),
             _ => false,
         }
@@ -582,6 +601,13 @@ impl Parser {
                 _ if self.starts_implicit_factor() => factors.push(self.power()?),
                 // `3!7!`: a number may follow a factorial without a sign.
                 Some(Tok::Num(_)) if matches!(factors.last(), Some(Expr::Factorial(_))) => {
+                    factors.push(self.power()?)
+                }
+                // `2^{10}3^{5}`: a number may follow a braced exponent.
+                Some(Tok::Num(_))
+                    if matches!(factors.last(), Some(Expr::Pow(..)))
+                        && self.toks[self.pos - 1] == Tok::RBrace =>
+                {
                     factors.push(self.power()?)
                 }
                 _ => break,
@@ -846,6 +872,13 @@ impl Parser {
             return self.function(f);
         }
         Ok(match name {
+            "cis" => match self.function(Func::Cos)? {
+                Expr::Func(Func::Cos, theta) => Expr::Add(vec![
+                    Expr::Func(Func::Cos, theta.clone()),
+                    Expr::Mul(vec![Expr::Const(Constant::I), Expr::Func(Func::Sin, theta)]),
+                ]),
+                _ => return Err(syntax("a power of cis")),
+            },
             "pi" => Expr::Const(Constant::Pi),
             "infty" | "inf" | "infinity" => Expr::Const(Constant::Infinity),
             "emptyset" => Expr::Set(Vec::new()),
@@ -943,6 +976,12 @@ impl Parser {
                 }
             }
         };
+        // `\sin 30^\circ`: degrees inside a trigonometric function are converted.
+        let arg = if f.is_trigonometric() {
+            degrees_to_radians(arg)
+        } else {
+            arg
+        };
         let applied = match (f, base) {
             (Func::Log, Some(b)) => Expr::LogBase(Box::new(b), Box::new(arg)),
             (_, Some(_)) => return Err(syntax("subscript on a function")),
@@ -1015,6 +1054,47 @@ impl Parser {
             }
         }
         Err(syntax("unclosed environment name"))
+    }
+}
+
+/// `\mathbb{R} - \{0\}` (a sum whose first term is an unbounded interval and whose
+/// second is minus a set or an interval) as the set difference.
+fn minus_as_difference(e: &Expr) -> Option<Expr> {
+    let Expr::Add(terms) = e else { return None };
+    let [Expr::Tuple { items, .. }, Expr::Neg(removed)] = terms.as_slice() else {
+        return None;
+    };
+    let unbounded = items.iter().any(|x| {
+        matches!(x, Expr::Const(Constant::Infinity))
+            || matches!(x, Expr::Neg(i) if matches!(**i, Expr::Const(Constant::Infinity)))
+    });
+    if !unbounded || !matches!(**removed, Expr::Set(_) | Expr::Tuple { .. }) {
+        return None;
+    }
+    super::set_difference::difference(terms[0].clone(), removed)
+}
+
+/// `x^\circ` as `x·π/180`, wherever it occurs in a trigonometric argument.
+fn degrees_to_radians(e: Expr) -> Expr {
+    let to_radians = |x: Expr| {
+        Expr::Mul(vec![
+            x,
+            Expr::Div(
+                Box::new(Expr::Const(Constant::Pi)),
+                Box::new(Expr::integer(180)),
+            ),
+        ])
+    };
+    match e {
+        Expr::Degree(x) => to_radians(*x),
+        Expr::Neg(x) => Expr::Neg(Box::new(degrees_to_radians(*x))),
+        Expr::Add(xs) => Expr::Add(xs.into_iter().map(degrees_to_radians).collect()),
+        Expr::Mul(xs) => Expr::Mul(xs.into_iter().map(degrees_to_radians).collect()),
+        Expr::Div(a, b) => Expr::Div(
+            Box::new(degrees_to_radians(*a)),
+            Box::new(degrees_to_radians(*b)),
+        ),
+        other => other,
     }
 }
 
@@ -1138,7 +1218,7 @@ mod tests {
     #[test]
     fn units_are_recorded() {
         let parsed = parse("5\\text{ cm}^2").unwrap();
-        assert_eq!(parsed.units, vec!["cm".to_string()]);
+        assert_eq!(parsed.units, vec!["cm^2".to_string()]);
         assert!(matches!(parsed.expr, Expr::Num(_)));
     }
 

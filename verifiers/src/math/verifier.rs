@@ -4,13 +4,20 @@ use serde_json::Value;
 
 use crate::{Reward, Sample, Verifier};
 
-use super::{check, MathVerdict};
+use super::{check_with, MathOptions, MathVerdict};
 
-/// Scores a sample by [`check`]ing its `response` against its `answer`.
+/// Scores a sample by [`check_with`]ing its `response` against its `answer`.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct MathVerifier;
+pub struct MathVerifier {
+    /// Exact by default; `approx` for datasets with rounded golds.
+    pub options: MathOptions,
+}
 
 impl MathVerifier {
+    pub fn new(options: MathOptions) -> Self {
+        Self { options }
+    }
+
     /// The reward for a verdict; `details` holds `extracted`, `extracted_from`,
     /// `normal_form`, `gold_normal_form`, `verdict` and `reason`.
     pub fn reward(verdict: &MathVerdict) -> Reward {
@@ -52,6 +59,6 @@ impl Verifier for MathVerifier {
             Ok(g) => g,
             Err(e) => return Reward::error(e.to_string()).with("extracted", Value::Null),
         };
-        Self::reward(&check(response, &gold))
+        Self::reward(&check_with(response, &gold, &self.options))
     }
 }
