@@ -5,6 +5,11 @@
 //! back from the last one, blocks are taken while they touch files no later block
 //! touches, so a diff split per file is applied whole, while an earlier draft of the
 //! same change is ignored in favour of the final one.
+//!
+//! Truncation: a response cut off inside a hunk fails to parse (see
+//! [`super::parse`]). An unclosed final fence is the one place where the cut itself
+//! is visible, so a diff there whose last line has no newline was cut mid-line and is
+//! refused too, even when the hunk counts happen to be met.
 
 use std::collections::BTreeSet;
 
@@ -117,8 +122,19 @@ pub fn apply_diff_text(text: &str, tree: &dyn FileTree, options: &ApplyOptions) 
 /// The diff in a response: from fenced blocks when any holds a diff, else the whole
 /// text. `Ok(None)` when there is nothing diff-like at all.
 pub fn extract_patch(response: &str) -> Result<Option<Patch>, String> {
-    let fenced: Vec<String> = fenced_blocks(response)
+    let blocks = fenced_blocks(response);
+    let cut_mid_line = blocks
+        .last()
+        .is_some_and(|b| !b.closed && looks_like_diff(&b.body) && !b.body.ends_with('\n'));
+    if cut_mid_line {
+        return Err(
+            "the response ends inside a fenced diff, in the middle of a line (truncated patch)"
+                .to_owned(),
+        );
+    }
+    let fenced: Vec<String> = blocks
         .into_iter()
+        .map(|b| b.body)
         .filter(|b| looks_like_diff(b))
         .collect();
     if fenced.is_empty() {
@@ -173,9 +189,16 @@ fn looks_like_diff(text: &str) -> bool {
     false
 }
 
+/// The content of one markdown fenced block.
+struct Fenced {
+    body: String,
+    /// False for a fence still open at the end of the response (it was cut off).
+    closed: bool,
+}
+
 /// Contents of markdown fenced blocks. Fences must start in column 0 so diff body
 /// lines such as ` ```` (context of a markdown file) never close a block.
-fn fenced_blocks(text: &str) -> Vec<String> {
+fn fenced_blocks(text: &str) -> Vec<Fenced> {
     let mut blocks = Vec::new();
     let mut current: Option<(String, String)> = None;
     for line in text.split_inclusive('\n') {
@@ -188,7 +211,10 @@ fn fenced_blocks(text: &str) -> Vec<String> {
             }
             Some((fence, body)) => {
                 if bare.trim_end() == fence.as_str() {
-                    blocks.push(std::mem::take(body));
+                    blocks.push(Fenced {
+                        body: std::mem::take(body),
+                        closed: true,
+                    });
                     current = None;
                 } else {
                     body.push_str(line);
@@ -198,7 +224,10 @@ fn fenced_blocks(text: &str) -> Vec<String> {
     }
     if let Some((_, body)) = current {
         // An unclosed fence (the response was cut off) still holds the diff.
-        blocks.push(body);
+        blocks.push(Fenced {
+            body,
+            closed: false,
+        });
     }
     blocks
 }
