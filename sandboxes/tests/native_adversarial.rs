@@ -346,3 +346,41 @@ fn including_the_sandbox_init_environment_fails() {
         assert!(stderr(&r).contains("file not found"), "{path}: {r:?}");
     }
 }
+
+#[test]
+fn the_interpreter_baseline_is_not_counted() {
+    for runtime in [
+        cascade_sandboxes::PythonRuntime::Cpython315Snapshot,
+        cascade_sandboxes::PythonRuntime::Cpython312,
+    ] {
+        let python = cascade_sandboxes::Python::load(runtime).expect("python");
+        let empty = python
+            .run_source("pass", b"", &Limits::default())
+            .expect("run");
+        assert!(empty.status.success(), "{empty:?}");
+        assert!(
+            empty.memory_peak_bytes <= runtime.baseline_memory_bytes(),
+            "{runtime:?}: `pass` peaks at {} bytes",
+            empty.memory_peak_bytes
+        );
+        // 240 MiB of program data under a 256 MiB limit: fits natively (the
+        // interpreter's ~10 MB on top), so it fits here.
+        let big = "x = bytearray(240 << 20)\nprint(len(x))";
+        let run = python
+            .run_source(big, b"", &Limits::new(2.0, 256))
+            .expect("run");
+        assert!(run.status.success(), "{runtime:?}: {run:?}");
+        let over = "x = bytearray(300 << 20)\nprint(len(x))";
+        let run = python
+            .run_source(over, b"", &Limits::new(2.0, 256))
+            .expect("run");
+        assert_eq!(run.status, Status::MemoryLimit, "{runtime:?}");
+    }
+    let r = score(sample(
+        "python",
+        "x = bytearray(240 << 20)\nprint(len(x))",
+        "251658240",
+        None,
+    ));
+    assert_eq!(verdict(&r), "accepted", "{r:?}");
+}

@@ -107,6 +107,20 @@ fn a_response_cut_mid_line_inside_an_unclosed_fence_is_refused() {
 }
 
 #[test]
+fn a_short_last_hunk_in_a_closed_fence_is_recounted() {
+    // The response closed its fence after the diff: the body is whole, the header
+    // (4 old lines for 3) is a miscount, as in the bundled `calc-sloppy-diff` task.
+    let diff = "--- a/f\n+++ b/f\n@@ -1,4 +1,4 @@\n l1\n-l2\n+L2\n l3\n";
+    let closed = format!("Fix:\n```diff\n{diff}```\nThat should do it.\n");
+    let out = apply_response(&closed, &files(), &ApplyOptions::default());
+    assert!(out.applied, "{:?}", out.error);
+    // The same diff bare, or in a fence left open, may have been cut off.
+    assert!(!apply_response(diff, &files(), &ApplyOptions::default()).applied);
+    let open = format!("Fix:\n```diff\n{diff}");
+    assert!(!apply_response(&open, &files(), &ApplyOptions::default()).applied);
+}
+
+#[test]
 fn a_complete_first_file_is_not_written_when_the_second_is_truncated() {
     let diff =
         "--- a/g\n+++ b/g\n@@ -1 +1 @@\n-g\n+G\n--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n l1\n-l2\n";

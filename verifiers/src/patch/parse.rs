@@ -13,7 +13,8 @@
 //!   truncated (a response cut off inside its last hunk): [`ParseError::TruncatedHunk`],
 //!   and the whole patch is refused, as `git apply` refuses a corrupt patch. Nothing
 //!   can follow the point where a response was cut, so a short body before a
-//!   later header cannot be a truncation;
+//!   later header cannot be a truncation, nor can one at the end of a fenced block
+//!   that the response went on to close (see [`super::response`]);
 //! - an empty line inside a hunk is an empty context line (editors strip the space);
 //! - but a garbled `@@` header, a hunk with no body, or a foreign line where the
 //!   header promises more body lines is an error naming the line.
@@ -25,13 +26,26 @@ use regex::Regex;
 use super::error::ParseError;
 use super::model::{FileOp, FilePatch, Hunk, HunkLine, Patch};
 
-/// Parses a patch. A text with no file section at all is [`ParseError::NoDiff`].
+/// Parses a patch. A text with no file section at all is [`ParseError::NoDiff`]; a
+/// hunk that ends with the text before its counts are met is
+/// [`ParseError::TruncatedHunk`].
 pub fn parse_patch(text: &str) -> Result<Patch, ParseError> {
+    parse(text, false)
+}
+
+/// Parses a patch whose text is known to be whole (a fenced block the response went
+/// on to close), so a short last hunk is a miscount and is recounted.
+pub(crate) fn parse_whole_patch(text: &str) -> Result<Patch, ParseError> {
+    parse(text, true)
+}
+
+fn parse(text: &str, whole: bool) -> Result<Patch, ParseError> {
     let lines = split_lines(text);
     let mut parser = Parser {
         lines: &lines,
         pos: 0,
         files: Vec::new(),
+        whole,
     };
     parser.run()?;
     if parser.files.is_empty() {
@@ -60,6 +74,8 @@ struct Parser<'a> {
     lines: &'a [&'a str],
     pos: usize,
     files: Vec<FilePatch>,
+    /// The text is known to end where its author meant it to.
+    whole: bool,
 }
 
 impl Parser<'_> {
@@ -90,7 +106,7 @@ impl Parser<'_> {
                 let Some(file) = current.as_mut() else {
                     return Err(ParseError::HunkOutsideFile { line: self.pos + 1 });
                 };
-                let hunk = parse_hunk(self.lines, &mut self.pos)?;
+                let hunk = parse_hunk(self.lines, &mut self.pos, self.whole)?;
                 file.hunks.push(hunk);
             } else {
                 if line.starts_with("Binary files ") && line.ends_with(" differ") {
@@ -393,7 +409,7 @@ fn file_header_follows(lines: &[&str], i: usize, old_left: usize) -> bool {
 }
 
 /// Parses the hunk whose `@@` header is at `*pos`, leaving `*pos` after its body.
-fn parse_hunk(lines: &[&str], pos: &mut usize) -> Result<Hunk, ParseError> {
+fn parse_hunk(lines: &[&str], pos: &mut usize, whole: bool) -> Result<Hunk, ParseError> {
     let header_at = *pos;
     let [old_start, old_count, new_start, new_count] = hunk_header(lines[header_at], header_at)?;
     let mut hunk = Hunk {
@@ -409,7 +425,7 @@ fn parse_hunk(lines: &[&str], pos: &mut usize) -> Result<Hunk, ParseError> {
     // Empty raw lines taken as context; dropped again if they end a recounted hunk.
     let mut trailing_blank = 0usize;
     let mut i = header_at + 1;
-    let mut at_end = true;
+    let mut at_end = !whole;
     while let Some(raw) = lines.get(i) {
         let line = no_cr(raw);
         let counts_left = old_left > 0 || new_left > 0;

@@ -7,9 +7,10 @@
 //! same change is ignored in favour of the final one.
 //!
 //! Truncation: a response cut off inside a hunk fails to parse (see
-//! [`super::parse`]). An unclosed final fence is the one place where the cut itself
-//! is visible, so a diff there whose last line has no newline was cut mid-line and is
-//! refused too, even when the hunk counts happen to be met.
+//! [`super::parse`]). Fences tell more: a diff in a fence the response closed is
+//! whole, so a short last hunk there is a miscount and is recounted; an unclosed
+//! final fence is where the cut is visible, so a diff there whose last line has no
+//! newline was cut mid-line and is refused, even when the hunk counts are met.
 
 use std::collections::BTreeSet;
 
@@ -18,7 +19,7 @@ use serde::Serialize;
 use super::apply::{apply_patch, ApplyOptions, HunkReport};
 use super::edit_blocks::{apply_edit_blocks, has_edit_blocks, parse_edit_blocks, BlockReport};
 use super::model::Patch;
-use super::parse::parse_patch;
+use super::parse::{parse_patch, parse_whole_patch};
 use super::tree::{FileChange, FileTree};
 
 /// Which kind of edit the response held.
@@ -132,10 +133,9 @@ pub fn extract_patch(response: &str) -> Result<Option<Patch>, String> {
                 .to_owned(),
         );
     }
-    let fenced: Vec<String> = blocks
+    let fenced: Vec<Fenced> = blocks
         .into_iter()
-        .map(|b| b.body)
-        .filter(|b| looks_like_diff(b))
+        .filter(|b| looks_like_diff(&b.body))
         .collect();
     if fenced.is_empty() {
         if !looks_like_diff(response) {
@@ -146,7 +146,13 @@ pub fn extract_patch(response: &str) -> Result<Option<Patch>, String> {
     let mut chosen: Vec<Patch> = Vec::new();
     let mut touched: BTreeSet<String> = BTreeSet::new();
     for (k, block) in fenced.iter().enumerate().rev() {
-        let patch = match parse_patch(block) {
+        // A closed fence shows the diff ended where its author meant it to.
+        let parsed = if block.closed {
+            parse_whole_patch(&block.body)
+        } else {
+            parse_patch(&block.body)
+        };
+        let patch = match parsed {
             Ok(p) => p,
             // The final block must parse; an earlier broken draft is simply dropped.
             Err(e) if k + 1 == fenced.len() => return Err(e.to_string()),
