@@ -219,11 +219,17 @@ fn missing_hunk_counts_mean_one() {
 
 #[test]
 fn wrong_counts_are_recounted_at_a_clean_boundary() {
-    let diff = "--- a/f\n+++ b/f\n@@ -1,7 +1,9 @@\n a\n-b\n+B\n c\n";
+    let diff = "--- a/f\n+++ b/f\n@@ -1,7 +1,9 @@\n a\n-b\n+B\n c\n@@ -4 +4 @@\n-d\n+D\n";
     let p = parse_patch(diff).unwrap();
     assert!(p.files[0].hunks[0].recounted);
-    let (t, _) = apply(&[("f", "a\nb\nc\n")], diff);
-    assert_eq!(t["f"], "a\nB\nc\n");
+    let (t, _) = apply(&[("f", "a\nb\nc\nd\n")], diff);
+    assert_eq!(t["f"], "a\nB\nc\nD\n");
+    // The same short body at the end of the patch is a truncation, refused whole.
+    let cut = "--- a/f\n+++ b/f\n@@ -1,7 +1,9 @@\n a\n-b\n+B\n c\n";
+    assert!(matches!(
+        parse_patch(cut).unwrap_err(),
+        ParseError::TruncatedHunk { line: 3, .. }
+    ));
 }
 
 #[test]

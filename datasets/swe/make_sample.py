@@ -99,7 +99,7 @@ def main():
     sloppy = ("```diff\n--- a/calc/ops.py\n+++ b/calc/ops.py\n@@ -20,4 +20,4 @@\n"
               " def subtract(a, b):\n-    return a + b\n+    return a - b\n```\n")
     sloppy = sloppy.replace(" def subtract(a, b):\n", " def subtract(a, b):\n     \"\"\"Return a - b.\"\"\"\n")
-    second_fails = gold + ("@@ -20,3 +20,3 @@ def clamp(x, low, high):\n     if low > high:\n"
+    second_fails = gold + ("@@ -20,2 +20,2 @@ def clamp(x, low, high):\n     if low > high:\n"
                            "-        raise ValueError(\"not in this file\")\n+        pass\n")
 
     rows = [

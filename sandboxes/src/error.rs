@@ -17,6 +17,9 @@ pub enum SandboxError {
     },
     #[error("wasm module {what}: {message}")]
     Module { what: String, message: String },
+    /// The module's imports do not match what the sandbox offers.
+    #[error("wasm module link: {0}")]
+    Link(String),
     #[error("cannot set up the execution: {0}")]
     Setup(String),
     #[error("compiler `{0}` not found; run scripts/setup")]

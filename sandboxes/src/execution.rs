@@ -32,6 +32,8 @@ pub struct Execution {
     pub truncated: bool,
     /// Fuel consumed (deterministic for a given program and input).
     pub fuel_used: u64,
+    /// The largest linear memory the run had, in bytes (deterministic too).
+    pub memory_peak_bytes: u64,
 }
 
 impl Execution {

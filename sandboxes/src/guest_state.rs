@@ -11,6 +11,8 @@ pub(crate) struct GuestState {
     pub fuel_budget: u64,
     /// Set when a sleep asked for more time than the budget had left.
     pub slept_past_limit: bool,
+    /// The state of the guest's random source (`random_get`), seeded by the invocation.
+    pub random_state: u64,
 }
 
 /// Refuses linear memory beyond the limit and remembers that it did, so that a program
@@ -18,6 +20,8 @@ pub(crate) struct GuestState {
 pub(crate) struct MemoryLimiter {
     pub max_bytes: u64,
     pub refused: bool,
+    /// The largest linear memory granted so far (wasm memory never shrinks).
+    pub peak_bytes: u64,
 }
 
 /// Table growth is allowed up to this many elements (CPython grows its table a little).
@@ -31,7 +35,9 @@ impl ResourceLimiter for MemoryLimiter {
         _maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
         let ok = desired as u64 <= self.max_bytes;
-        if !ok {
+        if ok {
+            self.peak_bytes = self.peak_bytes.max(desired as u64);
+        } else {
             self.refused = true;
         }
         Ok(ok)

@@ -36,6 +36,7 @@ pub mod engine;
 pub mod error;
 pub mod execution;
 mod guest_state;
+pub mod host_calls;
 pub mod limits;
 pub mod module_cache;
 pub mod pool;

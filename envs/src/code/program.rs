@@ -2,8 +2,7 @@
 //! CPython, or C/C++ compiled (confined) to a wasm module.
 
 use cascade_sandboxes::{
-    CLanguage, Clang, CompileError, Execution, Invocation, Limits, Python, SandboxError,
-    WasmProgram, WorkerPool,
+    CLanguage, Clang, Execution, Invocation, Limits, Python, SandboxError, WasmProgram, WorkerPool,
 };
 
 use super::language::Language;
@@ -107,8 +106,8 @@ impl Program {
         };
         Ok(match Clang::load()?.compile(c, source)? {
             Ok(program) => Ok(Program::Native(program)),
-            Err(CompileError::Rejected(diagnostics)) => Err(diagnostics),
-            Err(CompileError::LimitExceeded) => Err("compilation exceeded its limits".into()),
+            // Each kind's message is reproducible byte for byte (see `CompileError`).
+            Err(failure) => Err(failure.to_string()),
         })
     }
 

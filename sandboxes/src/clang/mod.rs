@@ -11,6 +11,7 @@
 //! by a hash of language, flags and source, so many test cases compile once.
 
 mod confine;
+mod diagnostics;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -33,13 +34,26 @@ pub enum CLanguage {
     Cpp,
 }
 
-/// Why a program did not compile (a verdict, not a sandbox failure).
+/// Why a program did not compile (a verdict, not a sandbox failure). Every message is
+/// reproducible byte for byte (see [`diagnostics`]).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum CompileError {
-    #[error("compilation failed:\n{0}")]
+    /// The compiler's or linker's diagnostics for the program.
+    #[error("{0}")]
     Rejected(String),
-    #[error("compilation exceeded its limits")]
+    /// The compiler ran out of CPU time, memory or wall-clock time (which one ran out
+    /// first can depend on the machine, so they are one kind).
+    #[error("compilation exceeded the compiler's time or memory limit")]
     LimitExceeded,
+    /// The compiled module would be larger than the compiler may write.
+    #[error("the compiled program exceeds the module size limit (initialised data too large)")]
+    ModuleTooLarge,
+    /// The compiler crashed; the diagnostics it printed before crashing.
+    #[error("{0}\nthe compiler crashed on this program")]
+    Crashed(String),
+    /// The module imports what the sandbox does not provide, or with the wrong type.
+    #[error("link error: {0}")]
+    Link(String),
 }
 
 const LLVM: &str = "/usr/lib/llvm-16";
@@ -49,6 +63,19 @@ const GUEST_STACK_BYTES: u64 = 64 << 20;
 const MAX_CACHED: usize = 512;
 
 type Compiled = Result<WasmProgram, CompileError>;
+
+/// Loads a compiled module and links it against the sandbox's imports. An import the
+/// sandbox does not offer (`__attribute__((import_module("env")))`) is the program's
+/// link error, as an undefined symbol would be natively. The module's stack is not
+/// counted against the memory limit (see [`WasmProgram::with_memory_allowance`]).
+fn link(wasm: &[u8]) -> Result<Compiled, SandboxError> {
+    let module = load_bytes_uncached(engine()?, wasm, "compiled program")?;
+    match WasmProgram::new(&module, Entry::Command) {
+        Ok(program) => Ok(Ok(program.with_memory_allowance(GUEST_STACK_BYTES))),
+        Err(SandboxError::Link(message)) => Ok(Err(CompileError::Link(message))),
+        Err(e) => Err(e),
+    }
+}
 
 /// The clang toolchain, checked once per process.
 pub struct Clang {
@@ -114,10 +141,7 @@ impl Clang {
             return Ok(hit.clone());
         }
         let compiled = match confine::compile(&args, language, source, &self.limits)? {
-            Ok(wasm) => {
-                let module = load_bytes_uncached(engine()?, &wasm, "compiled program")?;
-                Ok(WasmProgram::new(&module, Entry::Command)?)
-            }
+            Ok(wasm) => link(&wasm)?,
             Err(e) => Err(e),
         };
         let mut cache = self.lock();
@@ -145,6 +169,14 @@ impl Clang {
             "--sysroot=/usr".into(),
             std.into(),
             "-O2".into(),
+            // Link-time optimisation keeps zero-initialised data out of every file: a
+            // wasm object file stores `.bss` as zeros (a 200 MB DP table made a 200 MB
+            // object and hit the file-size limit), a bitcode object stores one
+            // `zeroinitializer`, and the linker leaves `.bss` out of the module
+            // because wasm memory starts zeroed.
+            "-flto".into(),
+            // No reproducer files (preprocessed source, run script) after a crash.
+            "-fno-crash-diagnostics".into(),
             "-fno-exceptions".into(),
             "-ftemplate-depth=1024".into(),
             "-fconstexpr-steps=10000000".into(),

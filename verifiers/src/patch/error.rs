@@ -16,6 +16,17 @@ pub enum ParseError {
         "line {line}: `{text}` inside a hunk (expected a line starting with ' ', '-', '+' or '\\')"
     )]
     BadHunkLine { line: usize, text: String },
+    #[error(
+        "line {line}: hunk header promises {old_count} old and {new_count} new lines, but the \
+         patch ends after {old_seen} and {new_seen} (truncated patch)"
+    )]
+    TruncatedHunk {
+        line: usize,
+        old_count: usize,
+        new_count: usize,
+        old_seen: usize,
+        new_seen: usize,
+    },
     #[error("line {line}: hunk has no body lines")]
     EmptyHunk { line: usize },
     #[error("line {line}: `\\ No newline at end of file` with no line before it")]

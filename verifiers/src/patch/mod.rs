@@ -8,6 +8,16 @@
 //! - [`parse_patch`]: multi-file unified diffs with git headers (new, deleted,
 //!   renamed, copied files, modes, quoted paths, `/dev/null`, `\ No newline at end
 //!   of file`, CRLF content, missing hunk counts). Errors name the patch line.
+//!   Truncation: a hunk whose body reaches the end of the patch before its header's
+//!   counts are met is a response cut off mid-hunk, and the whole patch is refused
+//!   (as `git apply` refuses a corrupt patch; GNU `patch` instead pads up to two
+//!   missing lines as blank context and may apply the rest with fuzz). A header whose
+//!   counts are merely wrong while the body is complete (it runs past the counts, or
+//!   the next `@@` or file header follows early, or the diff is in a fenced block the
+//!   response closed) is recounted from the body, where `git apply` would refuse:
+//!   models often miscount. A bare diff missing only its final newline is accepted
+//!   (git refuses it too); inside an unclosed fence, where the cut is visible, a last
+//!   line without a newline is a truncation.
 //! - [`apply_patch`]: offset search, fuzz and a whitespace-tolerant fallback, with a
 //!   per-hunk report (exact, offset, fuzz, whitespace, failed). All or nothing; any
 //!   path escaping the repository refuses the whole patch.

@@ -7,7 +7,14 @@
 //!   prose), as GNU `patch` does;
 //! - missing hunk counts mean 1 (`@@ -3 +3 @@`);
 //! - a hunk whose header counts disagree with its body is recounted from the body
-//!   when the body ends cleanly (end of text, next `@@`, next file header);
+//!   when the body is complete: it runs past its counts, or stops short of them at
+//!   the next `@@` or file header (a model's miscount);
+//! - but a hunk whose body stops short of its counts at the end of the text is
+//!   truncated (a response cut off inside its last hunk): [`ParseError::TruncatedHunk`],
+//!   and the whole patch is refused, as `git apply` refuses a corrupt patch. Nothing
+//!   can follow the point where a response was cut, so a short body before a
+//!   later header cannot be a truncation, nor can one at the end of a fenced block
+//!   that the response went on to close (see [`super::response`]);
 //! - an empty line inside a hunk is an empty context line (editors strip the space);
 //! - but a garbled `@@` header, a hunk with no body, or a foreign line where the
 //!   header promises more body lines is an error naming the line.
@@ -19,13 +26,26 @@ use regex::Regex;
 use super::error::ParseError;
 use super::model::{FileOp, FilePatch, Hunk, HunkLine, Patch};
 
-/// Parses a patch. A text with no file section at all is [`ParseError::NoDiff`].
+/// Parses a patch. A text with no file section at all is [`ParseError::NoDiff`]; a
+/// hunk that ends with the text before its counts are met is
+/// [`ParseError::TruncatedHunk`].
 pub fn parse_patch(text: &str) -> Result<Patch, ParseError> {
+    parse(text, false)
+}
+
+/// Parses a patch whose text is known to be whole (a fenced block the response went
+/// on to close), so a short last hunk is a miscount and is recounted.
+pub(crate) fn parse_whole_patch(text: &str) -> Result<Patch, ParseError> {
+    parse(text, true)
+}
+
+fn parse(text: &str, whole: bool) -> Result<Patch, ParseError> {
     let lines = split_lines(text);
     let mut parser = Parser {
         lines: &lines,
         pos: 0,
         files: Vec::new(),
+        whole,
     };
     parser.run()?;
     if parser.files.is_empty() {
@@ -54,6 +74,8 @@ struct Parser<'a> {
     lines: &'a [&'a str],
     pos: usize,
     files: Vec<FilePatch>,
+    /// The text is known to end where its author meant it to.
+    whole: bool,
 }
 
 impl Parser<'_> {
@@ -84,7 +106,7 @@ impl Parser<'_> {
                 let Some(file) = current.as_mut() else {
                     return Err(ParseError::HunkOutsideFile { line: self.pos + 1 });
                 };
-                let hunk = parse_hunk(self.lines, &mut self.pos)?;
+                let hunk = parse_hunk(self.lines, &mut self.pos, self.whole)?;
                 file.hunks.push(hunk);
             } else {
                 if line.starts_with("Binary files ") && line.ends_with(" differ") {
@@ -342,22 +364,54 @@ fn number(m: Option<regex::Match<'_>>, default: usize) -> Option<usize> {
     }
 }
 
-/// Parses the hunk whose `@@` header is at `*pos`, leaving `*pos` after its body.
-fn parse_hunk(lines: &[&str], pos: &mut usize) -> Result<Hunk, ParseError> {
-    let header_at = *pos;
-    let header = no_cr(lines[header_at]);
+/// The `[old_start, old_count, new_start, new_count]` of the `@@` header at index `at`.
+fn hunk_header(raw: &str, at: usize) -> Result<[usize; 4], ParseError> {
+    let header = no_cr(raw);
     let bad_header = || ParseError::BadHunkHeader {
-        line: header_at + 1,
+        line: at + 1,
         text: header.chars().take(80).collect(),
     };
     let caps = hunk_header_regex()
         .captures(header)
         .ok_or_else(bad_header)?;
-    let old_start = number(caps.get(1), 0).ok_or_else(bad_header)?;
-    let old_count = number(caps.get(2), 1).ok_or_else(bad_header)?;
-    let new_start = number(caps.get(3), 0).ok_or_else(bad_header)?;
-    let new_count = number(caps.get(4), 1).ok_or_else(bad_header)?;
+    Ok([
+        number(caps.get(1), 0).ok_or_else(bad_header)?,
+        number(caps.get(2), 1).ok_or_else(bad_header)?,
+        number(caps.get(3), 0).ok_or_else(bad_header)?,
+        number(caps.get(4), 1).ok_or_else(bad_header)?,
+    ])
+}
 
+/// One body line (at index `i`) by its marker; an empty line is empty context.
+fn body_line(raw: &str, i: usize) -> Result<HunkLine, ParseError> {
+    let line = no_cr(raw);
+    // Only reached for an ASCII marker byte, so slicing after it is safe.
+    let body = raw.get(1..).unwrap_or_default();
+    match line.as_bytes().first() {
+        Some(b' ') => Ok(HunkLine::Context(body.to_owned())),
+        Some(b'-') => Ok(HunkLine::Remove(body.to_owned())),
+        Some(b'+') => Ok(HunkLine::Add(body.to_owned())),
+        None => Ok(HunkLine::Context(String::new())),
+        _ => Err(ParseError::BadHunkLine {
+            line: i + 1,
+            text: line.chars().take(80).collect(),
+        }),
+    }
+}
+
+/// Whether the `--- ` line at `i` starts the next file section rather than removing
+/// a line `-- …`: a `+++ ` line must follow, and then either the hunk has no old lines
+/// left to remove or a hunk header comes next (a miscounted hunk before a new file).
+fn file_header_follows(lines: &[&str], i: usize, old_left: usize) -> bool {
+    let starts =
+        |at: usize, prefix: &str| lines.get(at).is_some_and(|l| no_cr(l).starts_with(prefix));
+    starts(i + 1, "+++ ") && (old_left == 0 || starts(i + 2, "@@ -"))
+}
+
+/// Parses the hunk whose `@@` header is at `*pos`, leaving `*pos` after its body.
+fn parse_hunk(lines: &[&str], pos: &mut usize, whole: bool) -> Result<Hunk, ParseError> {
+    let header_at = *pos;
+    let [old_start, old_count, new_start, new_count] = hunk_header(lines[header_at], header_at)?;
     let mut hunk = Hunk {
         old_start,
         new_start,
@@ -371,20 +425,18 @@ fn parse_hunk(lines: &[&str], pos: &mut usize) -> Result<Hunk, ParseError> {
     // Empty raw lines taken as context; dropped again if they end a recounted hunk.
     let mut trailing_blank = 0usize;
     let mut i = header_at + 1;
+    let mut at_end = !whole;
     while let Some(raw) = lines.get(i) {
         let line = no_cr(raw);
         let counts_left = old_left > 0 || new_left > 0;
-        let next_is_new_header = lines
-            .get(i + 1)
-            .is_some_and(|l| no_cr(l).starts_with("+++ "));
         let boundary = line.starts_with("@@")
             || line.starts_with("diff --git ")
-            || (line.starts_with("--- ") && next_is_new_header && old_left == 0);
+            || (line.starts_with("--- ") && file_header_follows(lines, i, old_left));
         if boundary {
+            at_end = false;
             break;
         }
-        if let Some(marker) = line.strip_prefix('\\') {
-            let _ = marker;
+        if line.starts_with('\\') {
             match hunk.lines.last() {
                 Some(HunkLine::Context(_)) => {
                     hunk.old_no_newline = true;
@@ -403,23 +455,10 @@ fn parse_hunk(lines: &[&str], pos: &mut usize) -> Result<Hunk, ParseError> {
             && !line.starts_with("+++ ")
             && line != "-- ";
         if !counts_left && !continuation {
+            at_end = false;
             break;
         }
-        // Only reached for an ASCII marker byte, so slicing after it is safe.
-        let body = raw.get(1..).unwrap_or_default();
-        let parsed = match line.as_bytes().first() {
-            Some(b' ') => Some(HunkLine::Context(body.to_owned())),
-            Some(b'-') => Some(HunkLine::Remove(body.to_owned())),
-            Some(b'+') => Some(HunkLine::Add(body.to_owned())),
-            None => Some(HunkLine::Context(String::new())),
-            _ => None,
-        };
-        let Some(parsed) = parsed else {
-            return Err(ParseError::BadHunkLine {
-                line: i + 1,
-                text: line.chars().take(80).collect(),
-            });
-        };
+        let parsed = body_line(raw, i)?;
         trailing_blank = if line.is_empty() {
             trailing_blank + 1
         } else {
@@ -435,6 +474,15 @@ fn parse_hunk(lines: &[&str], pos: &mut usize) -> Result<Hunk, ParseError> {
         }
         hunk.lines.push(parsed);
         i += 1;
+    }
+    if (old_left > 0 || new_left > 0) && at_end {
+        return Err(ParseError::TruncatedHunk {
+            line: header_at + 1,
+            old_count,
+            new_count,
+            old_seen: old_count - old_left,
+            new_seen: new_count - new_left,
+        });
     }
     if old_left > 0 || new_left > 0 {
         // The body ended early: blank lines at its end were layout, not context.

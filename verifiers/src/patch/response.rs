@@ -5,6 +5,12 @@
 //! back from the last one, blocks are taken while they touch files no later block
 //! touches, so a diff split per file is applied whole, while an earlier draft of the
 //! same change is ignored in favour of the final one.
+//!
+//! Truncation: a response cut off inside a hunk fails to parse (see
+//! [`super::parse`]). Fences tell more: a diff in a fence the response closed is
+//! whole, so a short last hunk there is a miscount and is recounted; an unclosed
+//! final fence is where the cut is visible, so a diff there whose last line has no
+//! newline was cut mid-line and is refused, even when the hunk counts are met.
 
 use std::collections::BTreeSet;
 
@@ -13,7 +19,7 @@ use serde::Serialize;
 use super::apply::{apply_patch, ApplyOptions, HunkReport};
 use super::edit_blocks::{apply_edit_blocks, has_edit_blocks, parse_edit_blocks, BlockReport};
 use super::model::Patch;
-use super::parse::parse_patch;
+use super::parse::{parse_patch, parse_whole_patch};
 use super::tree::{FileChange, FileTree};
 
 /// Which kind of edit the response held.
@@ -117,9 +123,19 @@ pub fn apply_diff_text(text: &str, tree: &dyn FileTree, options: &ApplyOptions) 
 /// The diff in a response: from fenced blocks when any holds a diff, else the whole
 /// text. `Ok(None)` when there is nothing diff-like at all.
 pub fn extract_patch(response: &str) -> Result<Option<Patch>, String> {
-    let fenced: Vec<String> = fenced_blocks(response)
+    let blocks = fenced_blocks(response);
+    let cut_mid_line = blocks
+        .last()
+        .is_some_and(|b| !b.closed && looks_like_diff(&b.body) && !b.body.ends_with('\n'));
+    if cut_mid_line {
+        return Err(
+            "the response ends inside a fenced diff, in the middle of a line (truncated patch)"
+                .to_owned(),
+        );
+    }
+    let fenced: Vec<Fenced> = blocks
         .into_iter()
-        .filter(|b| looks_like_diff(b))
+        .filter(|b| looks_like_diff(&b.body))
         .collect();
     if fenced.is_empty() {
         if !looks_like_diff(response) {
@@ -130,7 +146,13 @@ pub fn extract_patch(response: &str) -> Result<Option<Patch>, String> {
     let mut chosen: Vec<Patch> = Vec::new();
     let mut touched: BTreeSet<String> = BTreeSet::new();
     for (k, block) in fenced.iter().enumerate().rev() {
-        let patch = match parse_patch(block) {
+        // A closed fence shows the diff ended where its author meant it to.
+        let parsed = if block.closed {
+            parse_whole_patch(&block.body)
+        } else {
+            parse_patch(&block.body)
+        };
+        let patch = match parsed {
             Ok(p) => p,
             // The final block must parse; an earlier broken draft is simply dropped.
             Err(e) if k + 1 == fenced.len() => return Err(e.to_string()),
@@ -173,9 +195,16 @@ fn looks_like_diff(text: &str) -> bool {
     false
 }
 
+/// The content of one markdown fenced block.
+struct Fenced {
+    body: String,
+    /// False for a fence still open at the end of the response (it was cut off).
+    closed: bool,
+}
+
 /// Contents of markdown fenced blocks. Fences must start in column 0 so diff body
 /// lines such as ` ```` (context of a markdown file) never close a block.
-fn fenced_blocks(text: &str) -> Vec<String> {
+fn fenced_blocks(text: &str) -> Vec<Fenced> {
     let mut blocks = Vec::new();
     let mut current: Option<(String, String)> = None;
     for line in text.split_inclusive('\n') {
@@ -188,7 +217,10 @@ fn fenced_blocks(text: &str) -> Vec<String> {
             }
             Some((fence, body)) => {
                 if bare.trim_end() == fence.as_str() {
-                    blocks.push(std::mem::take(body));
+                    blocks.push(Fenced {
+                        body: std::mem::take(body),
+                        closed: true,
+                    });
                     current = None;
                 } else {
                     body.push_str(line);
@@ -198,7 +230,10 @@ fn fenced_blocks(text: &str) -> Vec<String> {
     }
     if let Some((_, body)) = current {
         // An unclosed fence (the response was cut off) still holds the diff.
-        blocks.push(body);
+        blocks.push(Fenced {
+            body,
+            closed: false,
+        });
     }
     blocks
 }
