@@ -25,6 +25,8 @@ def main():
     ap.add_argument("--steps", type=int, default=800)
     ap.add_argument("--lr", type=float, default=5e-4)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--temperature", type=float, default=1.0,
+                    help="sampling temperature; TRL divides the training logits by it too")
     ap.add_argument("--every", type=int, default=50)
     ap.add_argument("--threads", type=int, default=0,
                     help="torch intra-op threads; 0 keeps torch's default, as a new user would")
@@ -51,7 +53,7 @@ def main():
         per_device_train_batch_size=64,
         num_generations=8,
         max_completion_length=4,
-        temperature=1.0,
+        temperature=args.temperature,
         top_p=1.0,
         beta=0.0,
         loss_type="dapo",

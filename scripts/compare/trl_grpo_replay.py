@@ -9,7 +9,10 @@ advantages (r - mean) / (std + 1e-4), ratio exp(logp - logp.detach()), two-sided
 (betas 0.9/0.999, eps 1e-8, weight decay 0), linear decay from the lr to 0 over the
 run) — then compares every parameter with F.
 
-    python trl_grpo_replay.py --warm W --final F --metrics M.jsonl [--lr 5e-4]
+    python trl_grpo_replay.py --warm W --final F --metrics M.jsonl [--lr 5e-4] [--temperature T]
+
+At a temperature T != 1 TRL computes the log-probs from logits / T (the distribution
+it sampled from), as cascade's training pass does.
 """
 import argparse
 import json
@@ -24,6 +27,8 @@ def main():
     ap.add_argument("--final", required=True)
     ap.add_argument("--metrics", required=True)
     ap.add_argument("--lr", type=float, default=5e-4)
+    ap.add_argument("--temperature", type=float, default=1.0,
+                    help="the run's sampling temperature: TRL divides the logits by it")
     ap.add_argument("--total-steps", type=int, default=0,
                     help="the run's step count for the lr schedule (default: the recorded steps)")
     args = ap.parse_args()
@@ -54,7 +59,7 @@ def main():
         ids, attn, cmask = torch.tensor(ids), torch.tensor(attn), torch.tensor(cmask, dtype=torch.float32)
         position_ids = (attn.cumsum(1) - 1).clamp(min=0)
         logits = model(input_ids=ids, attention_mask=attn, position_ids=position_ids).logits
-        logits = logits[:, plen - 1:-1, :]
+        logits = logits[:, plen - 1:-1, :] / args.temperature
         logp = logits.log_softmax(-1).gather(-1, ids[:, plen:].unsqueeze(-1)).squeeze(-1)
         coef_1 = torch.exp(logp - logp.detach())
         coef_2 = torch.clamp(coef_1, 0.8, 1.2)

@@ -45,6 +45,9 @@ pub struct BenchGrpoArgs {
     /// small to split), 0 leaves libtorch's default.
     #[arg(long, default_value_t = 1)]
     threads: i32,
+    /// GRPO's sampling temperature (training reads the same tempered distribution).
+    #[arg(long, default_value_t = 1.0)]
+    temperature: f64,
 }
 
 pub fn run(args: BenchGrpoArgs) -> Result<(), Failure> {
@@ -59,6 +62,7 @@ pub fn run(args: BenchGrpoArgs) -> Result<(), Failure> {
         steps: args.steps,
         save_warm_model: args.save_warm_model,
         save_final_model: args.save_final_model,
+        temperature: args.temperature,
         ..BenchConfig::default()
     };
     let every = args.every.max(1);

@@ -1,10 +1,51 @@
 //! Log-probabilities of a batch's response tokens under a model, the quantity every
 //! loss here is built on: prompt and response are run together in one forward pass
 //! and only the response positions go through the (vocabulary-sized) head.
+//!
+//! Every pass can read the model at a [`SamplingDistribution`]: the distribution
+//! the sampler drew the tokens from (`softmax(z / T)`, restricted to the top-p
+//! nucleus and renormalised). Strictly on-policy training must differentiate that
+//! distribution, not the model's `softmax(z)`, or its gradient is off-policy with no
+//! correction (NeMo-RL divides the training logits by T and applies the same top-p
+//! filter; TRL divides by T).
 
 use tch::{Kind, Tensor};
 
 use crate::model::Transformer;
+use crate::sampling::{nucleus_drop_mask, SamplingParams};
+
+/// The distribution sampled tokens come from: `softmax(z / temperature)`, keeping the
+/// top-p nucleus. Greedy sampling (`temperature` ≤ 0) records the model's own
+/// log-probabilities, so it reads as [`SamplingDistribution::MODEL`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SamplingDistribution {
+    pub temperature: f64,
+    pub top_p: f64,
+}
+
+impl SamplingDistribution {
+    /// The model as is: temperature 1, no nucleus.
+    pub const MODEL: Self = Self {
+        temperature: 1.0,
+        top_p: 1.0,
+    };
+
+    /// The distribution [`crate::sampling::generate`] draws from with `params`.
+    pub fn of(params: &SamplingParams) -> Self {
+        if params.temperature <= 0.0 {
+            Self::MODEL
+        } else {
+            Self {
+                temperature: params.temperature,
+                top_p: params.top_p,
+            }
+        }
+    }
+
+    fn is_model(&self) -> bool {
+        (self.temperature <= 0.0 || self.temperature == 1.0) && self.top_p >= 1.0
+    }
+}
 
 /// Rows of prompt + response, as the trainer feeds them to a model.
 pub struct SequenceBatch<'a> {
@@ -58,10 +99,19 @@ impl OwnedSequenceBatch {
 /// the entropy of the distribution it was drawn from (detached; for metrics).
 /// Gradients flow through `logp` when the model's parameters require them.
 pub fn token_logprobs(model: &Transformer, batch: &SequenceBatch) -> (Tensor, Tensor) {
+    token_logprobs_at(model, batch, SamplingDistribution::MODEL)
+}
+
+/// [`token_logprobs`] under the sampling distribution `dist` (entropy included).
+pub fn token_logprobs_at(
+    model: &Transformer,
+    batch: &SequenceBatch,
+    dist: SamplingDistribution,
+) -> (Tensor, Tensor) {
     let logits = model
         .logits(&response_hidden(model, batch))
         .to_kind(Kind::Float);
-    sampled_logprobs(&logits, batch.completion_ids)
+    sampled_logprobs(&logits, batch.completion_ids, dist)
 }
 
 /// The hidden states at the positions that predict the response tokens, `[B, C, H]`.
@@ -78,17 +128,54 @@ pub(crate) fn response_hidden(model: &Transformer, batch: &SequenceBatch) -> Ten
     hidden.narrow(1, l - 1, c)
 }
 
-/// `(logp, entropy)` of the tokens `ids` `[B, C]` under float `logits` `[B, C, V]`:
-/// the log-probability of each token, and the entropy of the distribution it was
-/// drawn from (detached; for metrics).
-pub(crate) fn sampled_logprobs(logits: &Tensor, ids: &Tensor) -> (Tensor, Tensor) {
-    let logp_all = logits.log_softmax(-1, Kind::Float);
+/// `(logp, entropy)` of the tokens `ids` `[B, C]` under float `logits` `[B, C, V]`
+/// read at `dist`: the log-probability of each token, and the entropy of the
+/// distribution it was drawn from (detached; for metrics).
+pub(crate) fn sampled_logprobs(
+    logits: &Tensor,
+    ids: &Tensor,
+    dist: SamplingDistribution,
+) -> (Tensor, Tensor) {
+    if dist.is_model() {
+        // Exactly the untempered operations, so T = 1 runs round as they always have.
+        return gather_with_entropy(&logits.log_softmax(-1, Kind::Float), ids, None);
+    }
+    // The sampler's own operations (`sampling::sample_next`), in the same order, so
+    // the recorded and the trained log-probabilities round alike.
+    let tempered = (logits / dist.temperature).log_softmax(-1, Kind::Float);
+    if dist.top_p >= 1.0 {
+        return gather_with_entropy(&tempered, ids, None);
+    }
+    // The nucleus is a choice made from the detached distribution (no gradient flows
+    // through which tokens are in it); the gradient flows through the renormalised
+    // log-probabilities of the kept ones. The sampled token is always kept: should
+    // rounding put it just outside the training pass's nucleus, it would otherwise
+    // get −∞ (NeMo-RL masks such tokens out of the loss instead).
+    let drop = tch::no_grad(|| {
+        nucleus_drop_mask(&tempered.detach(), dist.top_p).scatter_value(-1, &ids.unsqueeze(-1), 0)
+    });
+    let nucleus = tempered
+        .masked_fill(&drop, f64::NEG_INFINITY)
+        .log_softmax(-1, Kind::Float);
+    gather_with_entropy(&nucleus, ids, Some(&drop))
+}
+
+/// Gathers `ids` from `logp_all`; the entropy skips the `dropped` (−∞) entries, whose
+/// `0 · −∞` would be NaN.
+fn gather_with_entropy(
+    logp_all: &Tensor,
+    ids: &Tensor,
+    dropped: Option<&Tensor>,
+) -> (Tensor, Tensor) {
     let logp = logp_all
         .gather(-1, &ids.unsqueeze(-1), false)
         .squeeze_dim(-1);
     let entropy = tch::no_grad(|| {
-        let p = logp_all.exp();
-        -(p * &logp_all).sum_dim_intlist(-1, false, Kind::Float)
+        let finite = match dropped {
+            Some(d) => logp_all.masked_fill(d, 0.0),
+            None => logp_all.shallow_clone(),
+        };
+        -(finite.exp() * &finite).sum_dim_intlist(-1, false, Kind::Float)
     });
     (logp, entropy)
 }
@@ -103,9 +190,19 @@ pub fn token_logprobs_grouped(
     batch: &SequenceBatch,
     group: i64,
 ) -> (Tensor, Tensor) {
+    token_logprobs_grouped_at(model, batch, group, SamplingDistribution::MODEL)
+}
+
+/// [`token_logprobs_grouped`] under the sampling distribution `dist`.
+pub fn token_logprobs_grouped_at(
+    model: &Transformer,
+    batch: &SequenceBatch,
+    group: i64,
+    dist: SamplingDistribution,
+) -> (Tensor, Tensor) {
     let rows = batch.prompt_ids.size()[0];
     if group <= 1 || rows % group != 0 {
-        return token_logprobs(model, batch);
+        return token_logprobs_at(model, batch, dist);
     }
     let c = batch.completion_ids.size()[1];
     let prompt_ids = batch.prompt_ids.slice(0, 0, rows, group);
@@ -129,5 +226,5 @@ pub fn token_logprobs_grouped(
         last_prompt.narrow(1, 0, c) // c is 0 or 1
     };
     let logits = model.logits(&hidden).to_kind(Kind::Float);
-    sampled_logprobs(&logits, batch.completion_ids)
+    sampled_logprobs(&logits, batch.completion_ids, dist)
 }

@@ -184,6 +184,15 @@ pub struct Stage {
     /// Drop groups whose rewards are all equal (dynamic filtering).
     #[serde(default)]
     pub filter_zero_variance: bool,
+    /// GRPO: DAPO-style dynamic sampling. Groups without signal are replaced: the
+    /// step keeps drawing `prompts_per_step` more prompts (from the same policy, so
+    /// still on-policy) until it has `prompts_per_step` groups with signal, at most
+    /// `refill_rounds` extra times; it trains on the groups with signal only.
+    #[serde(default)]
+    pub refill: bool,
+    /// The cap on extra draws per step when `refill` is on.
+    #[serde(default = "default_refill_rounds")]
+    pub refill_rounds: usize,
     #[serde(default)]
     pub baseline: Baseline,
     #[serde(default = "yes")]
@@ -217,6 +226,9 @@ pub struct Stage {
 
 fn default_clip() -> f64 {
     0.2
+}
+fn default_refill_rounds() -> usize {
+    4
 }
 fn yes() -> bool {
     true
@@ -499,7 +511,26 @@ impl Recipe {
                 }
                 stage_domains.push(e.domain().to_owned());
             }
+            if s.refill && s.algorithm != Algorithm::Grpo {
+                return Err(invalid(key("refill"), "only GRPO stages refill groups"));
+            }
+            if s.refill && s.refill_rounds == 0 {
+                return Err(invalid(
+                    key("refill_rounds"),
+                    "must be at least 1 when `refill` is on",
+                ));
+            }
             if s.algorithm == Algorithm::Mopd {
+                if s.top_p < 1.0 {
+                    // The student samples from its nucleus, but the teacher's
+                    // log-probability is over its full vocabulary: the advantage
+                    // would compare unlike distributions, and the weights would need
+                    // the nucleus mass. Refused rather than silently biased.
+                    return Err(invalid(
+                        key("top_p"),
+                        format!("MOPD samples from the full tempered distribution; top_p must be 1, got {}", s.top_p),
+                    ));
+                }
                 for (domain, teacher) in &s.teachers {
                     if !earlier.contains(&teacher.as_str()) {
                         return Err(invalid(

@@ -89,17 +89,80 @@ impl Generation {
     pub fn num_tokens(&self) -> usize {
         self.completions.iter().map(Vec::len).sum()
     }
+
+    /// Rows `rows` of each generation in `parts`, in order, as one generation padded
+    /// to the longest response (dynamic sampling's batch, gathered from several
+    /// rounds). `prompts[k]` is the k-th selected row's prompt, without padding.
+    pub fn select_rows(
+        parts: &[(&Generation, Vec<i64>)],
+        prompts: &[Vec<i64>],
+        pad_id: i64,
+    ) -> Self {
+        let device = parts
+            .first()
+            .map_or(Device::Cpu, |(g, _)| g.completion_ids.device());
+        let mut completions = Vec::new();
+        let mut finished = Vec::new();
+        for (g, rows) in parts {
+            for &r in rows {
+                completions.push(g.completions[r as usize].clone());
+                finished.push(g.finished[r as usize]);
+            }
+        }
+        let width = completions.iter().map(Vec::len).max().unwrap_or(0);
+        let mut ids = Vec::with_capacity(completions.len() * width);
+        let mut valid = Vec::with_capacity(completions.len() * width);
+        for c in &completions {
+            let pad = width - c.len();
+            ids.extend(c.iter().copied().chain(std::iter::repeat_n(pad_id, pad)));
+            valid.extend(std::iter::repeat_n(true, c.len()).chain(std::iter::repeat_n(false, pad)));
+        }
+        let shape = [completions.len() as i64, width as i64];
+        let logprobs: Vec<(&Tensor, &[i64])> = parts
+            .iter()
+            .map(|(g, rows)| (&g.sampling_logprobs, rows.as_slice()))
+            .collect();
+        Generation {
+            prompts: PromptBatch::new(prompts, pad_id, device),
+            completion_ids: Tensor::from_slice(&ids).view(shape).to_device(device),
+            completion_valid: Tensor::from_slice(&valid).view(shape).to_device(device),
+            sampling_logprobs: select_padded_rows(&logprobs).narrow(1, 0, width as i64),
+            completions,
+            finished,
+        }
+    }
 }
 
-/// Keeps the smallest prefix of the sorted distribution whose mass reaches `top_p`;
-/// returns log-probabilities renormalised over the kept tokens.
-fn top_p_filter(logp: &Tensor, top_p: f64) -> Tensor {
+/// The rows `rows` of each `[B, C]` float tensor of `parts`, in order, right-padded
+/// with zeros to the widest, as one tensor.
+pub fn select_padded_rows(parts: &[(&Tensor, &[i64])]) -> Tensor {
+    let width = parts.iter().map(|(t, _)| t.size()[1]).max().unwrap_or(0);
+    let pieces: Vec<Tensor> = parts
+        .iter()
+        .map(|(t, rows)| {
+            let idx = Tensor::from_slice(rows).to_device(t.device());
+            t.index_select(0, &idx)
+                .constant_pad_nd([0, width - t.size()[1]])
+        })
+        .collect();
+    Tensor::cat(&pieces, 0)
+}
+
+/// The tokens outside the top-p nucleus of `logp` (log-probabilities over the last
+/// dimension): true for every token after the smallest prefix of the sorted
+/// distribution whose mass reaches `top_p`. The training pass calls this on the same
+/// tempered log-probabilities to rebuild the distribution a token was drawn from.
+pub(crate) fn nucleus_drop_mask(logp: &Tensor, top_p: f64) -> Tensor {
     let (sorted, order) = logp.sort(-1, true);
     let cumulative = sorted.exp().cumsum(-1, Kind::Float);
     // A token is dropped when the mass before it already reaches top_p.
     let drop_sorted = (cumulative - sorted.exp()).ge(top_p);
-    let drop = drop_sorted.scatter(-1, &order, &drop_sorted);
-    logp.masked_fill(&drop, f64::NEG_INFINITY)
+    drop_sorted.scatter(-1, &order, &drop_sorted)
+}
+
+/// Keeps the top-p nucleus; returns log-probabilities renormalised over it.
+fn top_p_filter(logp: &Tensor, top_p: f64) -> Tensor {
+    logp.masked_fill(&nucleus_drop_mask(logp, top_p), f64::NEG_INFINITY)
         .log_softmax(-1, Kind::Float)
 }
 

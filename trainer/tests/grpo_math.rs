@@ -189,3 +189,134 @@ fn one_token_responses_need_no_response_pass() {
     let diff = f64::try_from((full - grouped).abs().max()).expect("scalar");
     assert!(diff < 1e-5, "{diff}");
 }
+
+/// An extreme reference (|δ| far past exp's f32 range, on a real and on a masked
+/// token) keeps the k3 KL term, the loss and its gradient finite: δ is clamped to
+/// ±20 before `exp`, as NeMo-RL does.
+#[test]
+fn kl_against_an_extreme_reference_stays_finite() {
+    use cascade_trainer::grpo::policy_loss::KL_DELTA_CLAMP;
+
+    let logp = Tensor::from_slice(&[-1.0f32, -2.0, -0.5, -3.0])
+        .view([2, 2])
+        .set_requires_grad(true);
+    // δ = ref − logp: +199 and −1e4 on real tokens, +1e4 on the masked one.
+    let reference = Tensor::from_slice(&[198.0f32, -1e4, -0.5, 1e4]).view([2, 2]);
+    let adv = Tensor::from_slice(&[0.0f32, 0.0]);
+    let mask = Tensor::from_slice(&[true, true, true, false]).view([2, 2]);
+    let loss = policy_loss(&logp, None, Some(&reference), &adv, &mask, &opts(3.0, 0.1));
+    let v = f64::try_from(&loss).expect("scalar");
+    assert!(v.is_finite(), "loss {v}");
+    // k3 at the clamp bounds: (e^20 − 21) + (e^−20 + 19), the third token's δ is 0.
+    let c = KL_DELTA_CLAMP;
+    let want = 0.1 * ((c.exp() - c - 1.0) + ((-c).exp() + c - 1.0)) / 3.0;
+    assert!((v - want).abs() / want < 1e-5, "{v} vs {want}");
+    loss.backward();
+    let g = values(&logp.grad());
+    assert!(g.iter().all(|x| x.is_finite()), "{g:?}");
+    // Clamped positions pass no gradient; the masked one passes none either.
+    assert_eq!(g, vec![0.0, 0.0, 0.0, 0.0]);
+}
+
+/// GRPO trains on the distribution it sampled from: at T = 0.7 and T = 2.0 with top-p
+/// 0.9, in the grouped and the plain training pass, the on-policy importance ratio
+/// `π_train / π_sampling` is 1 to float tolerance and `logprob_drift_max` stays at its
+/// T = 1 level, while the untempered model read would be far off.
+#[test]
+fn grpo_trains_on_the_tempered_nucleus_it_sampled_from() {
+    use cascade_trainer::grpo::step::grpo_step;
+    use cascade_trainer::logprobs::{
+        token_logprobs, token_logprobs_at, token_logprobs_grouped_at, SamplingDistribution,
+        SequenceBatch,
+    };
+    use cascade_trainer::model::Transformer;
+    use cascade_trainer::optim::{AdamW, AdamWConfig};
+    use cascade_trainer::sampling::generate_groups;
+    use cascade_trainer::toy::bench::ToyTask;
+
+    tch::set_num_threads(1);
+    let task = ToyTask::new().expect("toy task");
+    // The 100-step warmed toy model: peaked enough that T and top-p matter.
+    let warm = cascade_trainer::toy::assets_dir().with_file_name("toy-qwen2-warm");
+    let load = || {
+        let mut m = Transformer::load(&warm, tch::Device::Cpu, Kind::Float).expect("model");
+        m.set_trainable(true);
+        m
+    };
+    let prompts: Vec<Vec<i64>> = ["3+4=", "9+9=", "0+5=", "7+8="]
+        .iter()
+        .map(|p| task.tokenizer.encode(p).expect("encode"))
+        .collect();
+    let decode = |ids: &[i64]| task.tokenizer.decode(ids).unwrap_or_default();
+    let score = |i: usize, _: &[i64]| (i % 2) as f64;
+    let drift_of = |temperature: f64, top_p: f64, micro_batch: usize| {
+        let model = load();
+        let mut cfg = task.grpo.clone();
+        cfg.sampling.temperature = temperature;
+        cfg.sampling.top_p = top_p;
+        cfg.sampling.seed = 11;
+        cfg.micro_batch = micro_batch;
+        let mut optimizer = AdamW::new(model.parameters(), AdamWConfig::default());
+        let stats = grpo_step(
+            &model,
+            None,
+            &mut optimizer,
+            1e-3,
+            &prompts,
+            &score,
+            &decode,
+            &cfg,
+        );
+        assert!(stats.grad_norm > 0.0 && stats.grad_norm.is_finite());
+        stats.logprob_drift_max
+    };
+    // micro_batch 32: whole groups (the grouped pass); 4: half groups (the plain one).
+    let baseline = drift_of(1.0, 1.0, 32).max(drift_of(1.0, 1.0, 4));
+    assert!(baseline < 1e-4, "T = 1 drift {baseline}");
+    let tolerance = (10.0 * baseline).max(1e-5);
+    for (temperature, top_p) in [(0.7, 0.9), (2.0, 0.9), (0.7, 1.0), (1.0, 0.8)] {
+        for micro_batch in [32, 4] {
+            let drift = drift_of(temperature, top_p, micro_batch);
+            assert!(
+                drift <= tolerance,
+                "T {temperature}, top-p {top_p}, micro-batch {micro_batch}: drift {drift} (T = 1: {baseline})"
+            );
+        }
+    }
+    // The ratio itself, from the sampler's record, at T = 0.7 and 2.0 with top-p 0.9.
+    let model = load();
+    for temperature in [0.7, 2.0] {
+        let mut params = task.grpo.sampling.clone();
+        params.temperature = temperature;
+        params.top_p = 0.9;
+        params.seed = 5;
+        let g = generate_groups(&model, &prompts, 8, &params, &decode);
+        let batch = SequenceBatch {
+            prompt_ids: &g.prompts.ids,
+            prompt_valid: &g.prompts.valid,
+            completion_ids: &g.completion_ids,
+            completion_valid: &g.completion_valid,
+        };
+        let dist = SamplingDistribution::of(&params);
+        let valid = g.completion_valid.to_kind(Kind::Float);
+        let off_by = |logp: Tensor| {
+            let ratio = (logp - &g.sampling_logprobs).exp();
+            f64::try_from(((ratio - 1.0).abs() * &valid).max()).expect("scalar")
+        };
+        let (grouped, plain) = tch::no_grad(|| {
+            (
+                token_logprobs_grouped_at(&model, &batch, 8, dist).0,
+                token_logprobs_at(&model, &batch, dist).0,
+            )
+        });
+        for (name, logp) in [("grouped", grouped), ("plain", plain)] {
+            let off = off_by(logp);
+            assert!(off < 1e-4, "T {temperature}: {name} ratio off 1 by {off}");
+        }
+        let untempered = off_by(tch::no_grad(|| token_logprobs(&model, &batch).0));
+        assert!(
+            untempered > 0.05,
+            "T {temperature}: the untempered read should be off-policy, off by {untempered}"
+        );
+    }
+}

@@ -99,6 +99,14 @@ fn bad_values_name_their_key() {
         &GOOD.replacen("max_new_tokens = 4", "max_new_tokens = 4\ntop_p = 1.5", 1),
         "stage[0].top_p",
     );
+    // MOPD reads student and teacher over the full tempered vocabulary.
+    let mopd_top_p = GOOD.replacen(
+        "group_size = 2\nmax_new_tokens = 4",
+        "group_size = 2\nmax_new_tokens = 4\ntop_p = 0.9",
+        1,
+    );
+    assert_ne!(mopd_top_p, GOOD, "the replacement applied");
+    fails_with(&mopd_top_p, "stage[1].top_p");
     fails_with(
         &GOOD.replacen("steps = 2", "stepz = 2", 1),
         "unknown field `stepz`",

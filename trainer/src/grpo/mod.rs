@@ -1,5 +1,6 @@
-//! GRPO as the Cascade recipe uses it (REFERENCE.md §1): group-relative advantages
-//! and a token-level clipped policy loss, each a small separately tested function.
+//! GRPO as the Cascade recipe uses it (`trainer/README.md`, "Published settings"):
+//! group-relative advantages and a token-level clipped policy loss, each a small
+//! separately tested function.
 //! Rollout, reward collection and the optimizer step live in `crate::runner`.
 
 pub mod advantages;

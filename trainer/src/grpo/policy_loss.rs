@@ -4,11 +4,17 @@
 //!
 //! with `ρ = exp(log π_θ − log π_old)`, `N` the number of response tokens in the whole
 //! batch (token-level normalisation, so micro-batches sum to the full-batch loss), and
-//! the k3 estimator `KL = exp(log π_ref − log π_θ) − (log π_ref − log π_θ) − 1`.
+//! the k3 estimator `KL = exp(δ) − δ − 1` with `δ = log π_ref − log π_θ` clamped to
+//! ±[`KL_DELTA_CLAMP`] first (NeMo-RL's `calculate_kl` does the same), so that an
+//! extreme reference cannot overflow `exp` into `inf · 0 = NaN` on masked positions.
 //! In strict on-policy mode `log π_old` is `log π_θ` detached: ρ is exactly 1 and the
 //! gradient is `−Â ∇log π_θ`, the Cascade loss.
 
 use tch::{Kind, Tensor};
+
+/// |δ| bound of the k3 KL estimator: `exp(20)` ≈ 4.9e8 is finite in f32 (and bf16),
+/// and NeMo-RL's `calculate_kl(input_clamp_value=20.0)` uses the same.
+pub const KL_DELTA_CLAMP: f64 = 20.0;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PolicyLossOptions {
@@ -42,13 +48,14 @@ pub fn policy_loss(
     let mut per_token = -unclipped.minimum(&clipped);
     if opts.kl_coef > 0.0 {
         if let Some(ref_logp) = ref_logp {
-            let delta = ref_logp - logp;
+            let delta = (ref_logp - logp).clamp(-KL_DELTA_CLAMP, KL_DELTA_CLAMP);
             let k3 = delta.exp() - &delta - 1.0;
             per_token = per_token + k3 * opts.kl_coef; // not `+=`: in-place ops would break autograd
         }
     }
-    let mask = mask.to_kind(Kind::Float);
-    (per_token * mask).sum(logp.kind()) / opts.num_tokens.max(1.0)
+    // `where`, not a product: a non-finite value on a masked position stays out.
+    let per_token = per_token.where_self(&mask.to_kind(Kind::Bool), &per_token.zeros_like());
+    per_token.sum(logp.kind()) / opts.num_tokens.max(1.0)
 }
 
 /// The importance ratio `exp(logp − old)`, exposed for tests and metrics.

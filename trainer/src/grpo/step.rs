@@ -11,7 +11,9 @@ use tch::{Kind, Tensor};
 
 use super::{group_advantages, policy_loss, AdvantageOptions, GroupAdvantages, PolicyLossOptions};
 use crate::device::with_autocast;
-use crate::logprobs::{token_logprobs, token_logprobs_grouped, SequenceBatch};
+use crate::logprobs::{
+    token_logprobs_at, token_logprobs_grouped_at, SamplingDistribution, SequenceBatch,
+};
 use crate::model::Transformer;
 use crate::optim::AdamW;
 use crate::sampling::{generate_groups, Generation, SamplingParams};
@@ -58,6 +60,9 @@ pub struct StepStats {
     /// rounding; anything larger means sampling and training disagree (a bug).
     pub logprob_drift_max: f64,
     pub lr: f64,
+    /// Dynamic sampling (`refill`): groups drawn beyond `prompts_per_step` to replace
+    /// those without signal (0 when refill is off).
+    pub refill_groups: usize,
     pub sampling_tokens_per_s: f64,
     pub training_tokens_per_s: f64,
     pub reward_wait_s: f64,
@@ -79,6 +84,21 @@ pub struct Rollout {
 /// Scores row `i` of the batch given its response ids; must be thread-safe.
 pub type ScoreFn<'a> = dyn Fn(usize, &[i64]) -> f64 + Sync + 'a;
 
+/// One step's responses and rewards, before the update: rows are `group_size`
+/// responses per prompt, in order, all sampled from the current policy.
+pub struct ScoredGroups {
+    /// One entry per group (per prompt).
+    pub prompts: Vec<Vec<i64>>,
+    pub generation: Generation,
+    pub rewards: Vec<f64>,
+    /// The reference model's log-probs of the sampled tokens (when `kl_coef > 0`).
+    pub ref_logp: Option<Tensor>,
+    pub sample_s: f64,
+    /// Time spent on the reference pass (counted as training time).
+    pub reference_s: f64,
+    pub reward_wait_s: f64,
+}
+
 /// Runs one GRPO step on `prompts` (one entry per prompt; each is sampled
 /// `group_size` times). `reference` is needed only when `kl_coef > 0`.
 #[allow(clippy::too_many_arguments)]
@@ -93,11 +113,25 @@ pub fn grpo_step(
     cfg: &GrpoConfig,
 ) -> StepStats {
     let start = Instant::now();
+    let scored = sample_and_score(policy, reference, prompts, score, decode, cfg);
+    grpo_update(policy, optimizer, lr, scored, cfg, start)
+}
+
+/// Samples a group per prompt and scores it (in parallel, on a separate thread, while
+/// the reference model's log-probs are computed).
+pub fn sample_and_score(
+    policy: &Transformer,
+    reference: Option<&Transformer>,
+    prompts: &[Vec<i64>],
+    score: &ScoreFn,
+    decode: &(dyn Fn(&[i64]) -> String + Sync),
+    cfg: &GrpoConfig,
+) -> ScoredGroups {
+    let start = Instant::now();
     let num_rows = prompts.len() * cfg.group_size;
     let generation = generate_groups(policy, prompts, cfg.group_size, &cfg.sampling, decode);
     let sample_s = start.elapsed().as_secs_f64();
-
-    let train_start = Instant::now();
+    let score_start = Instant::now();
     let (mut rewards, ref_logp, reward_wait_s) = std::thread::scope(|s| {
         let scorer = s.spawn(|| {
             generation
@@ -108,9 +142,12 @@ pub fn grpo_step(
                 .collect::<Vec<f64>>()
         });
         let ref_logp = match reference {
-            Some(reference) if cfg.kl_coef > 0.0 => {
-                Some(reference_logprobs(reference, &generation, cfg.micro_batch))
-            }
+            Some(reference) if cfg.kl_coef > 0.0 => Some(reference_logprobs(
+                reference,
+                &generation,
+                SamplingDistribution::of(&cfg.sampling),
+                cfg.micro_batch,
+            )),
             _ => None,
         };
         let wait = Instant::now();
@@ -125,16 +162,119 @@ pub fn grpo_step(
             }
         }
     }
-    let adv = if cfg.unfinished == Unfinished::Filter {
+    ScoredGroups {
+        prompts: prompts.to_vec(),
+        generation,
+        rewards,
+        ref_logp,
+        sample_s,
+        reference_s: score_start.elapsed().as_secs_f64() - reward_wait_s,
+        reward_wait_s,
+    }
+}
+
+fn advantages(scored: &ScoredGroups, cfg: &GrpoConfig, opts: &AdvantageOptions) -> GroupAdvantages {
+    if cfg.unfinished == Unfinished::Filter {
         finished_group_advantages(
-            &rewards,
-            &generation.finished,
+            &scored.rewards,
+            &scored.generation.finished,
             cfg.group_size,
-            &cfg.advantages,
+            opts,
         )
     } else {
-        group_advantages(&rewards, cfg.group_size, &cfg.advantages)
-    };
+        group_advantages(&scored.rewards, cfg.group_size, opts)
+    }
+}
+
+impl ScoredGroups {
+    /// Per group: whether it carries a learning signal (its rewards differ; with
+    /// `unfinished = "filter"`, those of its finished responses).
+    pub fn groups_with_signal(&self, cfg: &GrpoConfig) -> Vec<bool> {
+        let opts = AdvantageOptions {
+            drop_zero_variance: true,
+            ..cfg.advantages
+        };
+        advantages(self, cfg, &opts).group_kept
+    }
+
+    /// Dynamic sampling's batch: the groups with signal of `rounds` (all sampled from
+    /// the same policy), in order, at most `max_groups` of them. With no signal
+    /// anywhere, the first round as it was (its update is then zero).
+    pub fn with_signal(rounds: Vec<ScoredGroups>, max_groups: usize, cfg: &GrpoConfig) -> Self {
+        let g = cfg.group_size.max(1);
+        let mut picked: Vec<(usize, Vec<usize>)> = Vec::new();
+        let mut total = 0;
+        for (k, round) in rounds.iter().enumerate() {
+            let groups: Vec<usize> = round
+                .groups_with_signal(cfg)
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| **s)
+                .map(|(i, _)| i)
+                .take(max_groups - total)
+                .collect();
+            total += groups.len();
+            picked.push((k, groups));
+        }
+        let mut rounds = rounds;
+        if total == 0 {
+            return rounds.swap_remove(0);
+        }
+        let mut prompts = Vec::new();
+        let mut rewards = Vec::new();
+        let mut parts = Vec::new();
+        for (k, groups) in &picked {
+            let round = &rounds[*k];
+            let rows: Vec<i64> = groups
+                .iter()
+                .flat_map(|&i| (i * g..(i + 1) * g).map(|r| r as i64))
+                .collect();
+            prompts.extend(groups.iter().map(|&i| round.prompts[i].clone()));
+            rewards.extend(rows.iter().map(|&r| round.rewards[r as usize]));
+            parts.push((&round.generation, rows));
+        }
+        let row_prompts: Vec<Vec<i64>> = prompts
+            .iter()
+            .flat_map(|p| std::iter::repeat_n(p.clone(), g))
+            .collect();
+        let generation = Generation::select_rows(&parts, &row_prompts, cfg.sampling.pad_id);
+        let ref_logp = rounds[0].ref_logp.as_ref().map(|_| {
+            let pieces: Vec<(&Tensor, &[i64])> = picked
+                .iter()
+                .zip(&parts)
+                .filter_map(|((k, _), (_, rows))| {
+                    rounds[*k].ref_logp.as_ref().map(|t| (t, rows.as_slice()))
+                })
+                .collect();
+            crate::sampling::select_padded_rows(&pieces)
+        });
+        let sum = |f: fn(&ScoredGroups) -> f64| rounds.iter().map(f).sum::<f64>();
+        ScoredGroups {
+            prompts,
+            rewards,
+            ref_logp,
+            sample_s: sum(|r| r.sample_s),
+            reference_s: sum(|r| r.reference_s),
+            reward_wait_s: sum(|r| r.reward_wait_s),
+            generation,
+        }
+    }
+}
+
+/// One AdamW step on `scored`, the token-level loss accumulated over micro-batches.
+/// `start` is when the step began (for its total time).
+pub fn grpo_update(
+    policy: &Transformer,
+    optimizer: &mut AdamW,
+    lr: f64,
+    scored: ScoredGroups,
+    cfg: &GrpoConfig,
+    start: Instant,
+) -> StepStats {
+    let train_start = Instant::now();
+    let generation = &scored.generation;
+    let num_rows = scored.rewards.len();
+    let adv = advantages(&scored, cfg, &cfg.advantages);
     let keep: Vec<bool> = (0..num_rows)
         .map(|i| {
             adv.kept(i, cfg.group_size)
@@ -169,73 +309,107 @@ pub fn grpo_step(
         completion_valid: &mask,
     };
     optimizer.zero_grad();
-    let n = num_rows as i64;
-    // Micro-batches of whole groups let each prompt run once for its group.
-    let group = cfg.group_size.max(1) as i64;
-    let micro = cfg.micro_batch.max(1) as i64;
-    let shared = micro % group == 0;
-    let mut entropy_sum = 0.0;
-    let mut drift_max = 0.0f64;
-    let mut train_tokens = 0.0;
-    if num_tokens > 0 {
-        let mut start_row = 0;
-        while start_row < n {
-            let len = micro.min(n - start_row);
-            let part = batch.rows(start_row, len);
-            let view = part.view();
-            let loss = with_autocast(device, || {
-                let (logp, entropy) = if shared {
-                    token_logprobs_grouped(policy, &view, group)
-                } else {
-                    token_logprobs(policy, &view)
-                };
-                let valid = part.completion_valid.to_kind(Kind::Float);
-                entropy_sum += f64::try_from((entropy * &valid).sum(Kind::Float)).unwrap_or(0.0);
-                let sampled = generation.sampling_logprobs.narrow(0, start_row, len);
-                let drift = ((logp.detach() - sampled).abs() * &valid).max();
-                drift_max = drift_max.max(f64::try_from(drift).unwrap_or(f64::NAN));
-                let ref_part = ref_logp.as_ref().map(|r| r.narrow(0, start_row, len));
-                policy_loss(
-                    &logp,
-                    None,
-                    ref_part.as_ref(),
-                    &advantages.narrow(0, start_row, len),
-                    &part.completion_valid,
-                    &loss_opts,
-                )
-            });
-            loss.backward();
-            train_tokens += part.valid_tokens();
-            start_row += len;
-        }
-    }
+    let pass = if num_tokens > 0 {
+        backward_pass(policy, &batch, &scored, &advantages, &loss_opts, cfg)
+    } else {
+        PassFigures::default()
+    };
     let grad_norm = optimizer.clip_grad_norm(cfg.max_grad_norm);
     if num_tokens > 0 {
         optimizer.step(lr);
     }
-    let train_s = train_start.elapsed().as_secs_f64() - reward_wait_s;
+    let train_s = train_start.elapsed().as_secs_f64() + scored.reference_s;
     let mut stats = stats(
-        &generation,
-        &rewards,
+        generation,
+        &scored.rewards,
         &adv,
         StepTimes {
-            sample_s,
+            sample_s: scored.sample_s,
             train_s,
-            reward_wait_s,
+            reward_wait_s: scored.reward_wait_s,
             total_s: start.elapsed().as_secs_f64(),
         },
-        entropy_sum / num_tokens.max(1) as f64,
+        pass.entropy_sum / num_tokens.max(1) as f64,
         grad_norm,
         lr,
-        train_tokens,
+        pass.train_tokens,
     );
-    stats.logprob_drift_max = drift_max;
+    stats.logprob_drift_max = pass.drift_max;
     stats.rollout = Rollout {
-        prompts: prompts.to_vec(),
-        completions: generation.completions,
-        rewards,
+        prompts: scored.prompts,
+        completions: scored.generation.completions,
+        rewards: scored.rewards,
     };
     stats
+}
+
+/// What the backward pass measured on the way.
+#[derive(Default)]
+struct PassFigures {
+    entropy_sum: f64,
+    drift_max: f64,
+    train_tokens: f64,
+}
+
+/// The loss of `batch` (rows of `scored`, masked to the kept responses), backpropagated
+/// micro-batch by micro-batch; gradients accumulate in the policy's parameters.
+fn backward_pass(
+    policy: &Transformer,
+    batch: &SequenceBatch,
+    scored: &ScoredGroups,
+    advantages: &Tensor,
+    loss_opts: &PolicyLossOptions,
+    cfg: &GrpoConfig,
+) -> PassFigures {
+    let n = scored.rewards.len() as i64;
+    // Micro-batches of whole groups let each prompt run once for its group.
+    let group = cfg.group_size.max(1) as i64;
+    let micro = cfg.micro_batch.max(1) as i64;
+    let shared = micro % group == 0;
+    // The distribution the tokens were drawn from: training differentiates it, so the
+    // update is on-policy at any temperature and top-p (ratio 1, drift = rounding).
+    let dist = SamplingDistribution::of(&cfg.sampling);
+    let mut figures = PassFigures::default();
+    let mut start_row = 0;
+    while start_row < n {
+        let len = micro.min(n - start_row);
+        let part = batch.rows(start_row, len);
+        let view = part.view();
+        let loss = with_autocast(policy.device(), || {
+            let (logp, entropy) = if shared {
+                token_logprobs_grouped_at(policy, &view, group, dist)
+            } else {
+                token_logprobs_at(policy, &view, dist)
+            };
+            let valid = part.completion_valid.to_kind(Kind::Float);
+            figures.entropy_sum +=
+                f64::try_from((entropy * &valid).sum(Kind::Float)).unwrap_or(0.0);
+            let sampled = scored
+                .generation
+                .sampling_logprobs
+                .narrow(0, start_row, len);
+            let drift = ((logp.detach() - sampled).abs() * &valid).max();
+            figures.drift_max = figures
+                .drift_max
+                .max(f64::try_from(drift).unwrap_or(f64::NAN));
+            let ref_part = scored
+                .ref_logp
+                .as_ref()
+                .map(|r| r.narrow(0, start_row, len));
+            policy_loss(
+                &logp,
+                None,
+                ref_part.as_ref(),
+                &advantages.narrow(0, start_row, len),
+                &part.completion_valid,
+                loss_opts,
+            )
+        });
+        loss.backward();
+        figures.train_tokens += part.valid_tokens();
+        start_row += len;
+    }
+    figures
 }
 
 /// Group advantages when unfinished responses are filtered: each group's mean and
@@ -297,6 +471,7 @@ fn stats(
         grad_norm,
         logprob_drift_max: 0.0,
         lr,
+        refill_groups: 0,
         sampling_tokens_per_s: tokens / t.sample_s.max(1e-9),
         training_tokens_per_s: train_tokens / t.train_s.max(1e-9),
         reward_wait_s: t.reward_wait_s,
@@ -305,11 +480,13 @@ fn stats(
     }
 }
 
-/// Log-probabilities of the sampled tokens under a frozen model, `[B, C]`, computed
+/// Log-probabilities of the sampled tokens under a frozen model read at the sampling
+/// distribution `dist` (so the KL compares like with like), `[B, C]`, computed
 /// micro-batch by micro-batch without gradients.
 pub fn reference_logprobs(
     model: &Transformer,
     generation: &Generation,
+    dist: SamplingDistribution,
     micro_batch: usize,
 ) -> Tensor {
     let batch = SequenceBatch {
@@ -327,7 +504,7 @@ pub fn reference_logprobs(
             let len = micro.min(n - start);
             let part = batch.rows(start, len);
             parts.push(with_autocast(model.device(), || {
-                token_logprobs(model, &part.view()).0
+                token_logprobs_at(model, &part.view(), dist).0
             }));
             start += len;
         }
@@ -338,6 +515,81 @@ pub fn reference_logprobs(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::toy::bench::ToyTask;
+
+    /// Dynamic sampling's batch: two rounds, whose groups with signal (rewards that
+    /// differ) are gathered in order, re-padded, and still trained strictly on-policy.
+    #[test]
+    fn refilled_groups_keep_their_rows_and_stay_on_policy() {
+        tch::set_num_threads(1);
+        let task = ToyTask::new().expect("toy task");
+        let model = task.new_model(2).expect("model");
+        let decode = |ids: &[i64]| task.tokenizer.decode(ids).unwrap_or_default();
+        let mut cfg = task.grpo.clone();
+        cfg.group_size = 4;
+        cfg.micro_batch = 8;
+        let encode = |ps: &[&str]| -> Vec<Vec<i64>> {
+            ps.iter()
+                .map(|p| task.tokenizer.encode(p).expect("encode"))
+                .collect()
+        };
+        // Round 0: group 0 all-equal (no signal), group 1 with signal.
+        let flat = |i: usize, _: &[i64]| if i < 4 { 1.0 } else { (i % 2) as f64 };
+        let first = sample_and_score(
+            &model,
+            None,
+            &encode(&["1+2=", "3+4="]),
+            &flat,
+            &decode,
+            &cfg,
+        );
+        assert_eq!(first.groups_with_signal(&cfg), vec![false, true]);
+        // Round 1: both groups with signal; only the first is needed.
+        cfg.sampling.seed = 1;
+        let signal = |i: usize, _: &[i64]| (i % 2) as f64;
+        let second = sample_and_score(
+            &model,
+            None,
+            &encode(&["5+6=", "7+8="]),
+            &signal,
+            &decode,
+            &cfg,
+        );
+        let expect_rows: Vec<Vec<i64>> = first.generation.completions[4..8]
+            .iter()
+            .chain(&second.generation.completions[0..4])
+            .cloned()
+            .collect();
+        let expect_logp: Vec<f64> = [(&first, 4..8), (&second, 0..4)]
+            .iter()
+            .flat_map(|(r, rows)| {
+                rows.clone().flat_map(|i| {
+                    let n = r.generation.completions[i].len() as i64;
+                    let lp = r.generation.sampling_logprobs.get(i as i64).narrow(0, 0, n);
+                    Vec::<f64>::try_from(lp.to_kind(Kind::Double)).unwrap_or_default()
+                })
+            })
+            .collect();
+        let merged = ScoredGroups::with_signal(vec![first, second], 2, &cfg);
+        assert_eq!(merged.prompts, encode(&["3+4=", "5+6="]));
+        assert_eq!(merged.generation.completions, expect_rows);
+        assert_eq!(merged.rewards, vec![0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0]);
+        assert_eq!(merged.groups_with_signal(&cfg), vec![true, true]);
+        let valid = merged.generation.completion_valid.to_kind(Kind::Bool);
+        let got: Vec<f64> = Vec::try_from(
+            merged
+                .generation
+                .sampling_logprobs
+                .masked_select(&valid)
+                .to_kind(Kind::Double),
+        )
+        .unwrap_or_default();
+        assert_eq!(got, expect_logp);
+        let mut optimizer = AdamW::new(model.parameters(), Default::default());
+        let stats = grpo_update(&model, &mut optimizer, 1e-3, merged, &cfg, Instant::now());
+        assert!(stats.logprob_drift_max < 1e-4, "{stats:?}");
+        assert!(stats.grad_norm > 0.0);
+    }
 
     #[test]
     fn filtered_responses_are_left_out_of_group_statistics() {

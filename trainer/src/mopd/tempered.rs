@@ -9,33 +9,35 @@
 //! `log π_teacher − log π_train` compares like with like (as NeMo-RL does, which
 //! divides every policy's logits by the generation temperature).
 
-use tch::{Kind, Tensor};
+use tch::Tensor;
 
-use crate::logprobs::{response_hidden, sampled_logprobs, token_logprobs, SequenceBatch};
+use crate::logprobs::{token_logprobs_at, SamplingDistribution, SequenceBatch};
 use crate::model::Transformer;
 
 /// `(logp [B, C], entropy [B, C])` of `batch`'s response tokens under
 /// `softmax(logits / temperature)`; `temperature` ≤ 0 (greedy) or 1 reads the model
 /// as is. Gradients flow through `logp` when the model's parameters require them.
+/// No nucleus: recipe validation refuses MOPD stages with `top_p < 1`, since the
+/// teacher's full distribution and the student's nucleus would not compare like
+/// with like.
 pub fn tempered_logprobs(
     model: &Transformer,
     batch: &SequenceBatch,
     temperature: f64,
 ) -> (Tensor, Tensor) {
-    if temperature <= 0.0 || temperature == 1.0 {
-        return token_logprobs(model, batch);
-    }
-    let logits = model
-        .logits(&response_hidden(model, batch))
-        .to_kind(Kind::Float)
-        / temperature;
-    sampled_logprobs(&logits, batch.completion_ids)
+    let dist = SamplingDistribution {
+        temperature: if temperature <= 0.0 { 1.0 } else { temperature },
+        top_p: 1.0,
+    };
+    token_logprobs_at(model, batch, dist)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::logprobs::token_logprobs;
     use crate::toy::bench::ToyTask;
+    use tch::Kind;
 
     #[test]
     fn matches_a_softmax_of_scaled_logits() {

@@ -4,10 +4,11 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::time::Instant;
 
 use super::data::EnvData;
 use super::RunError;
-use crate::grpo::step::{grpo_step, GrpoConfig};
+use crate::grpo::step::{grpo_update, sample_and_score, GrpoConfig, ScoredGroups};
 use crate::grpo::AdvantageOptions;
 use crate::metrics::MetricsLog;
 use crate::model::Transformer;
@@ -96,6 +97,25 @@ fn stage_optimizer(stage: &Stage, policy: &Transformer) -> AdamW {
     )
 }
 
+fn grpo_config(stage: &Stage, tokenizer: &TextTokenizer, seed: i64) -> GrpoConfig {
+    GrpoConfig {
+        group_size: stage.group_size,
+        sampling: sampling(stage, tokenizer, seed),
+        advantages: AdvantageOptions {
+            baseline: stage.baseline,
+            scale_by_std: stage.scale_by_std,
+            drop_zero_variance: stage.filter_zero_variance || stage.refill,
+            epsilon: 1e-6,
+        },
+        epsilon_low: stage.epsilon_low,
+        epsilon_high: stage.epsilon_high,
+        kl_coef: stage.kl,
+        unfinished: stage.unfinished,
+        micro_batch: micro_batch(stage),
+        max_grad_norm: stage.max_grad_norm,
+    }
+}
+
 /// Runs a GRPO stage's steps on `policy`.
 pub fn run_grpo(
     ctx: &mut StageContext,
@@ -108,42 +128,45 @@ pub fn run_grpo(
     let sched = schedule(stage);
     let decode = |ids: &[i64]| ctx.tokenizer.decode(ids).unwrap_or_default();
     for step in 0..stage.steps {
+        let start = Instant::now();
         let (mut rng, seed) = step_seed(ctx, step);
-        let picks = draw(&mut rng, data, stage.prompts_per_step);
-        let prompts: Vec<Vec<i64>> = picks
-            .iter()
-            .map(|&(e, r)| data[e].prompts[r].clone())
-            .collect();
-        let cfg = GrpoConfig {
-            group_size: stage.group_size,
-            sampling: sampling(stage, ctx.tokenizer, seed),
-            advantages: AdvantageOptions {
-                baseline: stage.baseline,
-                scale_by_std: stage.scale_by_std,
-                drop_zero_variance: stage.filter_zero_variance,
-                epsilon: 1e-6,
-            },
-            epsilon_low: stage.epsilon_low,
-            epsilon_high: stage.epsilon_high,
-            kl_coef: stage.kl,
-            unfinished: stage.unfinished,
-            micro_batch: micro_batch(stage),
-            max_grad_norm: stage.max_grad_norm,
+        let mut rounds = Vec::new();
+        let mut with_signal = 0;
+        let extra = if stage.refill { stage.refill_rounds } else { 0 };
+        for round in 0..=extra {
+            // Round 0 is the step as it always was; refills draw on from the same stream.
+            let picks = draw(&mut rng, data, stage.prompts_per_step);
+            let prompts: Vec<Vec<i64>> = picks
+                .iter()
+                .map(|&(e, r)| data[e].prompts[r].clone())
+                .collect();
+            let cfg = grpo_config(stage, ctx.tokenizer, seed.wrapping_add(round as i64));
+            let score = |i: usize, ids: &[i64]| {
+                let (e, r) = picks[i / stage.group_size];
+                data[e].score(r, &decode(ids))
+            };
+            let scored = sample_and_score(policy, reference, &prompts, &score, &decode, &cfg);
+            if stage.refill {
+                with_signal += scored
+                    .groups_with_signal(&cfg)
+                    .iter()
+                    .filter(|s| **s)
+                    .count();
+            }
+            rounds.push(scored);
+            if with_signal >= stage.prompts_per_step {
+                break;
+            }
+        }
+        let cfg = grpo_config(stage, ctx.tokenizer, seed);
+        let refill_groups = (rounds.len() - 1) * stage.prompts_per_step;
+        let scored = if stage.refill {
+            ScoredGroups::with_signal(rounds, stage.prompts_per_step, &cfg)
+        } else {
+            rounds.swap_remove(0)
         };
-        let score = |i: usize, ids: &[i64]| {
-            let (e, r) = picks[i / stage.group_size];
-            data[e].score(r, &decode(ids))
-        };
-        let stats = grpo_step(
-            policy,
-            reference,
-            &mut optimizer,
-            sched.at(step),
-            &prompts,
-            &score,
-            &decode,
-            &cfg,
-        );
+        let mut stats = grpo_update(policy, &mut optimizer, sched.at(step), scored, &cfg, start);
+        stats.refill_groups = refill_groups;
         ctx.log
             .log(&stage.name, "grpo", step, stage.steps, &stats)
             .map_err(|e| RunError::io(&PathBuf::from("metrics.jsonl"), e))?;

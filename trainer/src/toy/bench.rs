@@ -202,6 +202,8 @@ pub struct BenchConfig {
     pub save_warm_model: Option<PathBuf>,
     /// Where to save the model after GRPO.
     pub save_final_model: Option<PathBuf>,
+    /// GRPO's sampling temperature (1 in issue 7's setup).
+    pub temperature: f64,
 }
 
 impl Default for BenchConfig {
@@ -215,6 +217,7 @@ impl Default for BenchConfig {
             lr: 5e-4,
             save_warm_model: None,
             save_final_model: None,
+            temperature: 1.0,
         }
     }
 }
@@ -251,7 +254,8 @@ pub fn run(
     cfg: &BenchConfig,
     mut on_step: impl FnMut(usize, &StepStats),
 ) -> Result<BenchReport, BenchError> {
-    let task = ToyTask::new()?;
+    let mut task = ToyTask::new()?;
+    task.grpo.sampling.temperature = cfg.temperature;
     let model = task.new_model(cfg.seed)?;
     let mut rng = SplitMix64::new(cfg.seed);
     task.warmup(&model, &mut rng, cfg.warmup_steps, cfg.warmup_lr)?;
