@@ -37,6 +37,7 @@ pub mod error;
 pub mod execution;
 mod guest_state;
 pub mod limits;
+pub mod link;
 pub mod module_cache;
 pub mod pool;
 pub mod python;
