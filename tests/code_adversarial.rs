@@ -375,7 +375,7 @@ mod python_assert_cheats {
             // an audit hook seeing the test source compiled
             "import sys, re\ntable = {}\ndef hook(event, args):\n    if event == 'compile' and args and isinstance(args[0], (str, bytes)):\n        src = args[0].decode() if isinstance(args[0], bytes) else args[0]\n        for a, b in re.findall(r'candidate\\((\\d+)\\) == (\\d+)', src):\n            table[int(a)] = int(b)\nsys.addaudithook(hook)\ndef secret(x):\n    return table.get(x, -1)",
             // an audit hook seeing the tests' code object run
-            "import sys\nseen = []\ndef hook(event, args):\n    if event == 'exec' and args and hasattr(args[0], 'co_consts'):\n        seen.append(args[0])\nsys.addaudithook(hook)\ndef secret(x):\n    for code in seen:\n        for c in code.co_consts:\n            if hasattr(c, 'co_consts'):\n                ints = [k for k in c.co_consts if type(k) is int]\n                if x in ints:\n                    return ints[ints.index(x) + 1]\n    return -1",
+            "import sys\nseen = []\ndef hook(event, args):\n    if event == 'exec' and args and getattr(args[0], 'co_filename', '') == '<tests>':\n        seen.append(args[0])\nsys.addaudithook(hook)\ndef secret(x):\n    for code in seen:\n        for c in code.co_consts:\n            if hasattr(c, 'co_consts'):\n                ints = [k for k in c.co_consts if type(k) is int]\n                if x in ints:\n                    return ints[ints.index(x) + 1]\n    return -1",
             // the environment and the files the program can see
             "import os\nfound = [v for v in os.environ.values() if 'candidate' in v]\nfor root in ['/', '/tmp', '.']:\n    try:\n        names = os.listdir(root)\n    except OSError:\n        names = []\ndef secret(x):\n    return {1: 7, 2: 13}[x] if found else -1",
         ] {
@@ -408,8 +408,8 @@ mod python_assert_cheats {
             assert_eq!(verdict(&r), "runtime_error", "{code}\n{r:?}");
         }
         for code in [
-            "import sys\nsys.stderr.write('\\n__CASCADE_RESULT__ compile_error\\n')\nsys.exit(1)",
-            "import sys\nsys.stderr.write('SyntaxError: invalid syntax\\n')\ndef add(a, b):\n    sys.exit(1)",
+            "import sys, os\nsys.stderr.write('SyntaxError: invalid syntax\\n\\n__CASCADE_RESULT__ compile_error\\n')\nos._exit(1)",
+            "import sys, os\ndef add(a, b):\n    sys.stderr.write('SyntaxError: invalid syntax\\n\\n__CASCADE_RESULT__ compile_error\\n')\n    os._exit(1)",
             "def add(a, b):\n    raise MemoryError",
             "import sys\nsys.stderr.write('MemoryError\\n')\nimport os\nos._exit(1)",
         ] {
