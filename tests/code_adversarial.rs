@@ -307,7 +307,8 @@ mod python_assert_cheats {
             assert_wrong_answer_not_plain(program, tests, "add");
         }
         let nested = "def check(candidate):\n    assert candidate() == [1, (2, 3)]\n";
-        let program = "class E:\n    __eq__ = lambda s, o: True\ndef f():\n    return [1, (2, E())]";
+        let program =
+            "class E:\n    __eq__ = lambda s, o: True\ndef f():\n    return [1, (2, E())]";
         assert_wrong_answer_not_plain(program, nested, "f");
     }
 
@@ -318,7 +319,8 @@ mod python_assert_cheats {
         let str_sub = "class S(str):\n    __eq__ = lambda s, o: True\n    __hash__ = str.__hash__\ndef rev(s):\n    return S('')";
         let str_tests = "def check(candidate):\n    assert candidate('abc') == 'cba'\n";
         assert_wrong_answer_not_plain(str_sub, str_tests, "rev");
-        let list_sub = "class L(list):\n    __eq__ = lambda s, o: True\ndef srt(xs):\n    return L()";
+        let list_sub =
+            "class L(list):\n    __eq__ = lambda s, o: True\ndef srt(xs):\n    return L()";
         let list_tests = "def check(candidate):\n    assert candidate([3, 1, 2]) == [1, 2, 3]\n";
         assert_wrong_answer_not_plain(list_sub, list_tests, "srt");
         // A float whose difference is always tiny passes any tolerance assert.
@@ -327,7 +329,8 @@ mod python_assert_cheats {
         assert_wrong_answer_not_plain(float_sub, float_tests, "root");
         // A truthiness liar against `assert candidate(...)` / `assert not ...`.
         let bool_liar = "class B:\n    n = 0\n    def __bool__(self):\n        B.n += 1\n        return B.n % 2 == 1\ndef is_even(x):\n    return B()";
-        let bool_tests = "def check(candidate):\n    assert candidate(4)\n    assert not candidate(3)\n";
+        let bool_tests =
+            "def check(candidate):\n    assert candidate(4)\n    assert not candidate(3)\n";
         assert_wrong_answer_not_plain(bool_liar, bool_tests, "is_even");
     }
 
@@ -339,7 +342,8 @@ mod python_assert_cheats {
         assert_eq!(verdict(&r), "accepted", "{r:?}");
         // The program's functions stay stateful across the tests' calls.
         let counter = "n = [0]\ndef tick():\n    n[0] += 1\n    return n[0]";
-        let tests = "def check(candidate):\n    assert [candidate() for _ in range(3)] == [1, 2, 3]\n";
+        let tests =
+            "def check(candidate):\n    assert [candidate() for _ in range(3)] == [1, 2, 3]\n";
         assert_eq!(verdict(&assert_sample(counter, tests, "tick")), "accepted");
     }
 
@@ -392,7 +396,12 @@ mod python_assert_cheats {
         let tests = "# __PROGRAM__ __ENTRY_POINT__ __TESTS__\ndef check(candidate):\n    assert candidate(1, 2) == 3, '__ENTRY_POINT__'\n";
         let r = assert_sample("def add(a, b):\n    return a + b", tests, "add");
         assert_eq!(verdict(&r), "accepted", "{r:?}");
-        let r = score(stdio("python", "print('__SOURCE__ __TESTS__')", "", "__SOURCE__ __TESTS__"));
+        let r = score(stdio(
+            "python",
+            "print('__SOURCE__ __TESTS__')",
+            "",
+            "__SOURCE__ __TESTS__",
+        ));
         assert_eq!(verdict(&r), "accepted", "{r:?}");
     }
 
@@ -419,9 +428,17 @@ mod python_assert_cheats {
         // Real ones still get their verdicts, from what the host saw.
         let r = assert_sample("def add(a, b)\n    return a + b", crate::ADD_TESTS, "add");
         assert_eq!(verdict(&r), "compile_error");
-        let r = assert_sample("def add(a, b):\n    while True:\n        pass", crate::ADD_TESTS, "add");
+        let r = assert_sample(
+            "def add(a, b):\n    while True:\n        pass",
+            crate::ADD_TESTS,
+            "add",
+        );
         assert_eq!(verdict(&r), "time_limit");
-        let r = assert_sample("def add(a, b):\n    x = bytearray(2 * 10**9)\n    return len(x)", crate::ADD_TESTS, "add");
+        let r = assert_sample(
+            "def add(a, b):\n    x = bytearray(2 * 10**9)\n    return len(x)",
+            crate::ADD_TESTS,
+            "add",
+        );
         assert_eq!(verdict(&r), "memory_limit");
     }
 
@@ -436,16 +453,27 @@ mod python_assert_cheats {
         let r = assert_sample("def add(a, b):\n    return a // 0", crate::ADD_TESTS, "add");
         let trace = stderr(&r);
         assert_eq!(verdict(&r), "runtime_error");
-        assert!(trace.contains("return a // 0"), "the program's line: {trace}");
+        assert!(
+            trace.contains("return a // 0"),
+            "the program's line: {trace}"
+        );
         assert!(trace.contains("ZeroDivisionError"), "{trace}");
         assert!(!trace.contains("not allowed in the sandbox"), "{trace}");
     }
 
     #[test]
     fn reading_stdin_during_the_tests_sees_an_empty_stdin() {
-        let program = "import sys\ndata = sys.stdin.read()\ndef add(a, b):\n    return a + b + len(data)";
-        assert_eq!(verdict(&assert_sample(program, crate::ADD_TESTS, "add")), "accepted");
-        let r = assert_sample("def add(a, b):\n    return int(input())", crate::ADD_TESTS, "add");
+        let program =
+            "import sys\ndata = sys.stdin.read()\ndef add(a, b):\n    return a + b + len(data)";
+        assert_eq!(
+            verdict(&assert_sample(program, crate::ADD_TESTS, "add")),
+            "accepted"
+        );
+        let r = assert_sample(
+            "def add(a, b):\n    return int(input())",
+            crate::ADD_TESTS,
+            "add",
+        );
         assert_eq!(verdict(&r), "runtime_error", "{r:?}");
         assert!(stderr(&r).contains("EOFError"), "{r:?}");
     }

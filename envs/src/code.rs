@@ -20,6 +20,7 @@
 
 pub mod assert_judge;
 pub mod extract;
+mod harness;
 pub mod judge;
 pub mod language;
 pub mod program;
@@ -35,8 +36,8 @@ use crate::config::{ConfigError, EnvConfig};
 use crate::environment::{ChatMessage, Environment};
 use crate::registry::EnvPlugin;
 
-use extract::extract_code;
 use assert_judge::judge_assert;
+use extract::extract_code;
 use judge::{judge_stdio, Judgement};
 use program::Program;
 use task::{CodeTask, Tests};

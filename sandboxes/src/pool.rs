@@ -75,34 +75,42 @@ impl WorkerPool {
     }
 
     /// Runs `driver` and `peer` at the same time, each one's stdout joined to the other's
-    /// stdin (see [`crate::link`]), and waits for both. The driver runs on a worker; the
-    /// peer on its own big-stack thread, so that a busy pool can never leave a driver
-    /// waiting for a peer that has no thread.
+    /// stdin (see [`crate::link`]), and waits for both. The driver runs on a worker, the
+    /// peer on its own big-stack thread started only once the driver has its worker: a
+    /// caller waiting for a worker (rayon lets a waiting caller take on more work) holds
+    /// no instance, so live instances stay within two per worker.
     pub fn run_linked(
         &self,
         driver: &Job<'_>,
         peer: &Job<'_>,
     ) -> Result<(Execution, Execution), SandboxError> {
-        let link = Link::new(driver.invocation.stdin.clone(), peer.invocation.stdin.clone());
-        std::thread::scope(|scope| {
-            let peer_run = std::thread::Builder::new()
-                .name("cascade-sandbox-peer".into())
-                .stack_size(WORKER_STACK)
-                .spawn_scoped(scope, || {
-                    peer.program
-                        .execute_linked(&peer.invocation, &peer.limits, &link, Side::Peer)
-                })
-                .map_err(SandboxError::setup)?;
-            let driver_run = self.pool.install(|| {
-                driver.program.execute_linked(
+        self.pool.install(|| {
+            let link = Link::new(
+                driver.invocation.stdin.clone(),
+                peer.invocation.stdin.clone(),
+            );
+            std::thread::scope(|scope| {
+                let peer_run = std::thread::Builder::new()
+                    .name("cascade-sandbox-peer".into())
+                    .stack_size(WORKER_STACK)
+                    .spawn_scoped(scope, || {
+                        peer.program.execute_linked(
+                            &peer.invocation,
+                            &peer.limits,
+                            &link,
+                            Side::Peer,
+                        )
+                    })
+                    .map_err(SandboxError::setup)?;
+                let driver_run = driver.program.execute_linked(
                     &driver.invocation,
                     &driver.limits,
                     &link,
                     Side::Driver,
-                )
-            });
-            let peer_run = peer_run.join().map_err(|_| SandboxError::PoolGone)?;
-            Ok((driver_run?, peer_run?))
+                );
+                let peer_run = peer_run.join().map_err(|_| SandboxError::PoolGone)?;
+                Ok((driver_run?, peer_run?))
+            })
         })
     }
 

@@ -16,13 +16,9 @@
 
 use cascade_sandboxes::{Execution, Job, Limits, Python, SandboxError, Status, WorkerPool};
 
+use super::harness::{self, Harness};
 use super::judge::Judgement;
 use super::verdict::Verdict;
-
-/// Shared by both sides: the plain-data codec and the line protocol.
-const PLAIN_DATA: &str = include_str!("plain_data.py");
-const PROGRAM_SIDE: &str = include_str!("assert_program.py");
-const TEST_SIDE: &str = include_str!("assert_tests.py");
 
 /// The test side's exit codes (see `assert_tests.py`).
 mod exit {
@@ -40,16 +36,14 @@ pub fn judge_assert(
     entry_point: &str,
     limits: &Limits,
 ) -> Result<Judgement, SandboxError> {
-    let program_side = format!("{PLAIN_DATA}\n{PROGRAM_SIDE}");
-    let test_side = format!("{PLAIN_DATA}\n{TEST_SIDE}");
     let driver = Job {
         program: python.program(),
-        invocation: python.invocation(&["-c", &test_side, tests, entry_point]),
+        invocation: harness::invocation(python, Harness::AssertTests, &[tests, entry_point])?,
         limits: limits.clone(),
     };
     let peer = Job {
         program: python.program(),
-        invocation: python.invocation(&["-c", &program_side, source]),
+        invocation: harness::invocation(python, Harness::AssertProgram, &[source])?,
         limits: limits.clone(),
     };
     let (test_run, program_run) = WorkerPool::global()?.run_linked(&driver, &peer)?;

@@ -1,6 +1,6 @@
 # cascade assert harness, program side (runs after plain_data.py in one interpreter).
 #
-# `python -c HARNESS SOURCE`: the program's source arrives as data (argv), never
+# `python HARNESS SOURCE` (see harness.rs): the program's source arrives as data (argv), never
 # substituted into code. This interpreter never receives the tests. It compiles the
 # program and says so on stdout *before any program code runs* (the one message here
 # the host can trust), runs the module, lists its callable globals, then answers the

@@ -1,6 +1,6 @@
 # cascade assert harness, test side (runs after plain_data.py in one interpreter).
 #
-# `python -c HARNESS TESTS ENTRY_POINT`: a fresh interpreter that never runs program
+# `python HARNESS TESTS ENTRY_POINT` (see harness.rs): a fresh interpreter that never runs program
 # code. Its modules, classes and builtins are its own, whatever the program did to
 # its interpreter. Every name the program defines becomes a proxy here: calling it
 # sends the arguments to the program side as plain data and returns the decoded
@@ -41,7 +41,7 @@ def _show(e, tests):
     """The traceback through the tests' own frames (the harness's are left out)."""
     import traceback, linecache  # only when something failed: cheaper when accepted
     linecache.cache["<tests>"] = (len(tests), None, tests.splitlines(True), "<tests>")
-    frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename != "<string>"]
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename not in ("<string>", "<harness>")]
     text = ["Traceback (most recent call last):\n"] if frames else []
     text += traceback.format_list(frames) + traceback.format_exception_only(type(e), e)
     sys.stderr.write("".join(text))

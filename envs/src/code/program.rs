@@ -6,6 +6,7 @@ use cascade_sandboxes::{
     WasmProgram, WorkerPool,
 };
 
+use super::harness::{self, Harness};
 use super::language::Language;
 
 /// A program that compiled (or, for Python, that will be compiled by the runtime).
@@ -46,7 +47,7 @@ pub fn compile_status(stderr: &str) -> (Option<bool>, &str) {
 /// uncaught exception's traceback through `sys.excepthook`, runs `atexit` handlers and
 /// flushes stdout and stderr; then `os._exit`. Not kept: `__del__` of objects still
 /// alive at exit. A program that breaks `os._exit` only loses the shortcut.
-const STDIO_WRAPPER: &str = r#"import sys, os
+pub(super) const STDIO_WRAPPER: &str = r#"import sys, os
 _cascade_exit = os._exit
 _cascade_source = sys.argv[1]
 del sys.argv[1:]
@@ -116,7 +117,7 @@ impl Program {
         let pool = WorkerPool::global()?;
         match self {
             Program::Python { python, source } => {
-                let mut inv = python.invocation(&["-c", STDIO_WRAPPER, source]);
+                let mut inv = harness::invocation(python, Harness::Stdio, &[source])?;
                 inv.stdin = stdin.as_bytes().to_vec();
                 pool.run(python.program(), &inv, limits)
             }
@@ -138,7 +139,10 @@ mod tests {
 
     #[test]
     fn only_a_leading_marker_tells_the_compile_status() {
-        assert_eq!(compile_status("__CASCADE_COMPILED__\nboom"), (Some(true), "boom"));
+        assert_eq!(
+            compile_status("__CASCADE_COMPILED__\nboom"),
+            (Some(true), "boom")
+        );
         assert_eq!(
             compile_status("__CASCADE_COMPILE_ERROR__\nSyntaxError"),
             (Some(false), "SyntaxError")
