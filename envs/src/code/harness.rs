@@ -45,11 +45,14 @@ const LOADER: &str = "import sys, marshal\nexec(marshal.loads(bytes.fromhex(sys.
 
 const COMPILER: &str = "import sys, marshal\nsys.stdout.write(marshal.dumps(compile(sys.argv[1], sys.argv[2], 'exec')).hex())\n";
 
+/// Compiled harnesses: (runtime, harness) → hex bytecode.
+type Cache = Vec<((PythonRuntime, Harness), Arc<String>)>;
+
 /// The hex bytecode of `harness` for `python`'s runtime, compiled on first use.
 fn bytecode(python: &Python, harness: Harness) -> Result<Arc<String>, SandboxError> {
-    static CACHE: Mutex<Vec<((PythonRuntime, Harness), Arc<String>)>> = Mutex::new(Vec::new());
+    static CACHE: Mutex<Cache> = Mutex::new(Vec::new());
     let key = (python.runtime(), harness);
-    let cached = |cache: &Vec<((PythonRuntime, Harness), Arc<String>)>| {
+    let cached = |cache: &Cache| {
         cache
             .iter()
             .find(|(k, _)| *k == key)
