@@ -37,7 +37,11 @@ fn huge_allocations_hit_the_memory_limit() {
         verdict(&py("x = bytearray(2 * 10**9)\nprint(len(x))", "", "")),
         "memory_limit"
     );
-    assert_eq!(verdict(&py("x = [0] * (10**9)", "", "")), "memory_limit");
+    // CPython refuses this one itself (over the 32-bit address space) without asking
+    // for memory: the host saw no refusal, so it is an error, with CPython's reason.
+    let r = py("x = [0] * (10**9)", "", "");
+    assert_eq!(verdict(&r), "runtime_error");
+    assert!(stderr(&r).contains("MemoryError"), "{r:?}");
     // (printing the pointer keeps clang from eliding the allocation)
     let c = "#include <stdlib.h>\n#include <string.h>\n#include <stdio.h>\nint main(){char*p=malloc(2000000000u);printf(\"%p\\n\",(void*)p);if(!p)return 3;memset(p,1,2000000000u);return p[5];}";
     assert_eq!(verdict(&score(stdio("c", c, "", ""))), "memory_limit");
@@ -259,3 +263,222 @@ fn compile_bombs_and_include_leaks_are_compile_errors() {
         assert!(!stderr(&r).contains("root:"), "{include} leaked: {r:?}");
     }
 }
+
+// ---------------------------------------------------------------------------------
+// Issue 14, Python side: cheats a policy could learn against assert tests (lying
+// values, patched modules, reading the tests, templating), verdicts from stderr text,
+// and the stderr a failed assert shows. Each case here was accepted (or mis-judged)
+// by the single-interpreter harness; see `sandboxes/README.md`, "Threat model".
+mod python_assert_cheats {
+    use super::code_support::{score, stderr, stdio, verdict};
+    use serde_json::json;
+
+    /// An assert sample with its own test code.
+    fn assert_sample(code: &str, tests: &str, entry_point: &str) -> cascade_envs::Reward {
+        score(json!({
+            "id": "t",
+            "language": "python",
+            "response": format!("```python\n{code}\n```"),
+            "tests": {"kind": "assert", "code": tests, "entry_point": entry_point},
+        }))
+    }
+
+    /// Tests no honest program passes: `secret` has no rule, only the tests know it.
+    const SECRET_TESTS: &str =
+        "def check(candidate):\n    assert candidate(1) == 7\n    assert candidate(2) == 13\n";
+
+    fn assert_wrong_answer_not_plain(program: &str, tests: &str, entry_point: &str) {
+        let r = assert_sample(program, tests, entry_point);
+        assert_eq!(verdict(&r), "wrong_answer", "{program}\n{r:?}");
+        assert!(
+            stderr(&r).contains("only exact built-in types"),
+            "the reason is in details: {program}\n{r:?}"
+        );
+    }
+
+    #[test]
+    fn objects_that_compare_equal_to_everything_are_wrong_answers() {
+        let tests = "def check(candidate):\n    assert candidate(1, 2) == 3\n    assert not (candidate(1, 2) != 3)\n    assert candidate(0, 0) <= 0 and candidate(0, 0) >= 0\n";
+        for program in [
+            "class E:\n    __eq__ = lambda s, o: True\n    __ne__ = lambda s, o: False\n    __le__ = __ge__ = __eq__\n    __hash__ = object.__hash__\ndef add(a, b):\n    return E()",
+            // nested inside a real list, still compared element by element
+            "class E:\n    __eq__ = lambda s, o: True\n    __ne__ = lambda s, o: False\n    __le__ = __ge__ = __eq__\ndef add(a, b):\n    return [E()][0]",
+        ] {
+            assert_wrong_answer_not_plain(program, tests, "add");
+        }
+        let nested = "def check(candidate):\n    assert candidate() == [1, (2, 3)]\n";
+        let program =
+            "class E:\n    __eq__ = lambda s, o: True\ndef f():\n    return [1, (2, E())]";
+        assert_wrong_answer_not_plain(program, nested, "f");
+    }
+
+    #[test]
+    fn subclasses_of_builtins_are_wrong_answers() {
+        let int_sub = "class I(int):\n    __eq__ = lambda s, o: True\n    __ne__ = lambda s, o: False\n    __hash__ = int.__hash__\ndef add(a, b):\n    return I(0)";
+        assert_wrong_answer_not_plain(int_sub, crate::ADD_TESTS, "add");
+        let str_sub = "class S(str):\n    __eq__ = lambda s, o: True\n    __hash__ = str.__hash__\ndef rev(s):\n    return S('')";
+        let str_tests = "def check(candidate):\n    assert candidate('abc') == 'cba'\n";
+        assert_wrong_answer_not_plain(str_sub, str_tests, "rev");
+        let list_sub =
+            "class L(list):\n    __eq__ = lambda s, o: True\ndef srt(xs):\n    return L()";
+        let list_tests = "def check(candidate):\n    assert candidate([3, 1, 2]) == [1, 2, 3]\n";
+        assert_wrong_answer_not_plain(list_sub, list_tests, "srt");
+        // A float whose difference is always tiny passes any tolerance assert.
+        let float_sub = "class F(float):\n    __sub__ = __rsub__ = lambda s, o: s\n    __abs__ = lambda s: 0.0\n    __lt__ = lambda s, o: True\ndef root(x):\n    return F(0.0)";
+        let float_tests = "def check(candidate):\n    assert abs(candidate(2.0) - 1.41421356) < 1e-6\n    assert candidate(4.0) - 2.0 < 1e-9\n";
+        assert_wrong_answer_not_plain(float_sub, float_tests, "root");
+        // A truthiness liar against `assert candidate(...)` / `assert not ...`.
+        let bool_liar = "class B:\n    n = 0\n    def __bool__(self):\n        B.n += 1\n        return B.n % 2 == 1\ndef is_even(x):\n    return B()";
+        let bool_tests =
+            "def check(candidate):\n    assert candidate(4)\n    assert not candidate(3)\n";
+        assert_wrong_answer_not_plain(bool_liar, bool_tests, "is_even");
+    }
+
+    #[test]
+    fn plain_values_of_every_builtin_kind_cross_intact() {
+        let tests = "def check(candidate):\n    v = candidate()\n    assert type(v) is tuple and v[0] is None and v[1] is True\n    assert v[2] == [1, -2**100, 2.5, 'é\\U0001F600', b'\\x00', bytearray(b'z'), 1+2j]\n    assert v[3] == {(1, 2): {3}, 'k': frozenset({4})}\n    assert v[4] != v[4] and type(v[4]) is float\n    assert type(v[3]) is dict and type(v[2][1]) is int\n";
+        let program = "def f():\n    return (None, True, [1, -2**100, 2.5, 'é\\U0001F600', b'\\x00', bytearray(b'z'), 1+2j], {(1, 2): {3}, 'k': frozenset({4})}, float('nan'))";
+        let r = assert_sample(program, tests, "f");
+        assert_eq!(verdict(&r), "accepted", "{r:?}");
+        // The program's functions stay stateful across the tests' calls.
+        let counter = "n = [0]\ndef tick():\n    n[0] += 1\n    return n[0]";
+        let tests =
+            "def check(candidate):\n    assert [candidate() for _ in range(3)] == [1, 2, 3]\n";
+        assert_eq!(verdict(&assert_sample(counter, tests, "tick")), "accepted");
+    }
+
+    #[test]
+    fn patched_shared_modules_do_not_reach_the_tests() {
+        let isclose = "import math\ndef check(candidate):\n    assert math.isclose(candidate(2.0), 1.4142135623730951)\n";
+        let fabs = "import math\ndef check(candidate):\n    assert math.fabs(candidate(2.0) - 1.4142135623730951) < 1e-9\n";
+        let late_import = "def check(candidate):\n    import math\n    assert math.isclose(candidate(2.0), 1.4142135623730951)\n";
+        for (program, tests) in [
+            ("import math\nmath.isclose = lambda *a, **k: True\ndef root(x):\n    return 0.0", isclose),
+            ("import math\nmath.fabs = lambda x: 0.0\ndef root(x):\n    return 0.0", fabs),
+            ("import sys, types\nfake = types.ModuleType('math')\nfake.isclose = lambda *a, **k: True\nsys.modules['math'] = fake\ndef root(x):\n    return 0.0", late_import),
+            ("import builtins\nbuiltins.abs = lambda x: 0.0\ndef root(x):\n    return 0.0", "def check(candidate):\n    assert abs(candidate(2.0) - 1.4142135623730951) < 1e-9\n"),
+            // a program-level name that shadows a builtin the tests use
+            ("def abs(x):\n    return 0.0\ndef root(x):\n    return 0.0", "def check(candidate):\n    assert abs(candidate(2.0) - 1.4142135623730951) < 1e-9\n"),
+        ] {
+            let r = assert_sample(program, tests, "root");
+            assert_eq!(verdict(&r), "wrong_answer", "{program}\n{r:?}");
+        }
+        let counter_tests = "from collections import Counter\ndef check(candidate):\n    assert Counter(candidate('abc')) == Counter('xyz')\n";
+        let program = "import collections\ncollections.Counter.__eq__ = lambda s, o: True\ndef letters(s):\n    return s";
+        let r = assert_sample(program, counter_tests, "letters");
+        assert_eq!(verdict(&r), "wrong_answer", "{r:?}");
+        let honest = "import math\ndef root(x):\n    return math.sqrt(x)";
+        assert_eq!(verdict(&assert_sample(honest, isclose, "root")), "accepted");
+    }
+
+    #[test]
+    fn the_tests_are_not_observable_by_the_program() {
+        for program in [
+            // the harness command line
+            "import sys, re\ntext = ' '.join(sys.orig_argv + sys.argv)\ntable = {int(a): int(b) for a, b in re.findall(r'candidate\\((\\d+)\\) == (\\d+)', text)}\ndef secret(x):\n    return table.get(x, -1)",
+            // an audit hook seeing the test source compiled
+            "import sys, re\ntable = {}\ndef hook(event, args):\n    if event == 'compile' and args and isinstance(args[0], (str, bytes)):\n        src = args[0].decode() if isinstance(args[0], bytes) else args[0]\n        for a, b in re.findall(r'candidate\\((\\d+)\\) == (\\d+)', src):\n            table[int(a)] = int(b)\nsys.addaudithook(hook)\ndef secret(x):\n    return table.get(x, -1)",
+            // an audit hook seeing the tests' code object run
+            "import sys\nseen = []\ndef hook(event, args):\n    if event == 'exec' and args and getattr(args[0], 'co_filename', '') == '<tests>':\n        seen.append(args[0])\nsys.addaudithook(hook)\ndef secret(x):\n    for code in seen:\n        for c in code.co_consts:\n            if hasattr(c, 'co_consts'):\n                ints = [k for k in c.co_consts if type(k) is int]\n                if x in ints:\n                    return ints[ints.index(x) + 1]\n    return -1",
+            // the environment and the files the program can see
+            "import os\nfound = [v for v in os.environ.values() if 'candidate' in v]\nfor root in ['/', '/tmp', '.']:\n    try:\n        names = os.listdir(root)\n    except OSError:\n        names = []\ndef secret(x):\n    return {1: 7, 2: 13}[x] if found else -1",
+        ] {
+            let r = assert_sample(program, SECRET_TESTS, "secret");
+            assert_eq!(verdict(&r), "wrong_answer", "read the tests:\n{program}\n{r:?}");
+        }
+    }
+
+    #[test]
+    fn harness_placeholders_in_programs_and_tests_are_just_text() {
+        let program = "# __TESTS__ __ENTRY_POINT__ __PROGRAM__ __SOURCE__\nMARK = '__TESTS__'\ndef add(a, b):\n    return a + b";
+        let r = assert_sample(program, crate::ADD_TESTS, "add");
+        assert_eq!(verdict(&r), "accepted", "{r:?}");
+        let tests = "# __PROGRAM__ __ENTRY_POINT__ __TESTS__\ndef check(candidate):\n    assert candidate(1, 2) == 3, '__ENTRY_POINT__'\n";
+        let r = assert_sample("def add(a, b):\n    return a + b", tests, "add");
+        assert_eq!(verdict(&r), "accepted", "{r:?}");
+        let r = score(stdio(
+            "python",
+            "print('__SOURCE__ __TESTS__')",
+            "",
+            "__SOURCE__ __TESTS__",
+        ));
+        assert_eq!(verdict(&r), "accepted", "{r:?}");
+    }
+
+    #[test]
+    fn fake_tracebacks_on_stderr_do_not_decide_the_verdict() {
+        for code in [
+            "import sys\nsys.stderr.write('  File \"<solution>\", line 1\\nSyntaxError: invalid syntax\\n\\n__CASCADE_RESULT__ compile_error\\n')\nsys.exit(1)",
+            "import sys\nsys.stderr.write('__CASCADE_COMPILE_ERROR__\\nSyntaxError: invalid syntax\\n')\nsys.exit(1)",
+            "import sys\nsys.stderr.write('Traceback (most recent call last):\\nMemoryError\\n')\nsys.exit(1)",
+            "raise MemoryError",
+        ] {
+            let r = score(stdio("python", code, "", ""));
+            assert_eq!(verdict(&r), "runtime_error", "{code}\n{r:?}");
+        }
+        for code in [
+            "import sys, os\nsys.stderr.write('SyntaxError: invalid syntax\\n\\n__CASCADE_RESULT__ compile_error\\n')\nos._exit(1)",
+            "import sys, os\ndef add(a, b):\n    sys.stderr.write('SyntaxError: invalid syntax\\n\\n__CASCADE_RESULT__ compile_error\\n')\n    os._exit(1)",
+            "def add(a, b):\n    raise MemoryError",
+            "import sys\nsys.stderr.write('MemoryError\\n')\nimport os\nos._exit(1)",
+        ] {
+            let r = assert_sample(code, crate::ADD_TESTS, "add");
+            assert_eq!(verdict(&r), "runtime_error", "{code}\n{r:?}");
+        }
+        // Real ones still get their verdicts, from what the host saw.
+        let r = assert_sample("def add(a, b)\n    return a + b", crate::ADD_TESTS, "add");
+        assert_eq!(verdict(&r), "compile_error");
+        let r = assert_sample(
+            "def add(a, b):\n    while True:\n        pass",
+            crate::ADD_TESTS,
+            "add",
+        );
+        assert_eq!(verdict(&r), "time_limit");
+        let r = assert_sample(
+            "def add(a, b):\n    x = bytearray(2 * 10**9)\n    return len(x)",
+            crate::ADD_TESTS,
+            "add",
+        );
+        assert_eq!(verdict(&r), "memory_limit");
+    }
+
+    #[test]
+    fn a_failed_assert_shows_the_real_error() {
+        let r = assert_sample("def add(a, b):\n    return a - b", crate::ADD_TESTS, "add");
+        let trace = stderr(&r);
+        assert_eq!(verdict(&r), "wrong_answer");
+        assert!(trace.ends_with("AssertionError"), "{trace}");
+        assert!(trace.contains("assert candidate(1, 2) == 3"), "{trace}");
+        assert!(!trace.contains("not allowed in the sandbox"), "{trace}");
+        let r = assert_sample("def add(a, b):\n    return a // 0", crate::ADD_TESTS, "add");
+        let trace = stderr(&r);
+        assert_eq!(verdict(&r), "runtime_error");
+        assert!(
+            trace.contains("return a // 0"),
+            "the program's line: {trace}"
+        );
+        assert!(trace.contains("ZeroDivisionError"), "{trace}");
+        assert!(!trace.contains("not allowed in the sandbox"), "{trace}");
+    }
+
+    #[test]
+    fn reading_stdin_during_the_tests_sees_an_empty_stdin() {
+        let program =
+            "import sys\ndata = sys.stdin.read()\ndef add(a, b):\n    return a + b + len(data)";
+        assert_eq!(
+            verdict(&assert_sample(program, crate::ADD_TESTS, "add")),
+            "accepted"
+        );
+        let r = assert_sample(
+            "def add(a, b):\n    return int(input())",
+            crate::ADD_TESTS,
+            "add",
+        );
+        assert_eq!(verdict(&r), "runtime_error", "{r:?}");
+        assert!(stderr(&r).contains("EOFError"), "{r:?}");
+    }
+}
+
+/// The tests of `code_support::assert_add`.
+const ADD_TESTS: &str =
+    "def check(candidate):\n    assert candidate(1, 2) == 3\n    assert candidate(-1, 1) == 0\n";

@@ -10,8 +10,8 @@
 //! | [`CodeFormat::CodeContests`] | JSONL `name, description, public_tests, private_tests, generated_tests` (each `{input: [...], output: [...]}`) → `stdio` cases |
 //!
 //! Function-call cases (LiveCodeBench `functional`, APPS `fn_name`) become assert
-//! tests that call `Solution().NAME(*args)` when the program defines `Solution`, else
-//! `NAME(*args)`, with JSON arguments, and compare the result as JSON (tuples as lists),
+//! tests that call `NAME(*args)`, resolved by the `code` env to the program's function
+//! `NAME` or else `Solution().NAME` (LeetCode style), with JSON arguments, and compare the result as JSON (tuples as lists),
 //! as LiveCodeBench does.
 
 use std::path::Path;
@@ -193,6 +193,8 @@ fn embedded(row: &Value, key: &str) -> Result<Value, String> {
 }
 
 /// Assert tests calling `name` with JSON argument lists and comparing JSON results.
+/// The `code` env resolves `name` on the program side: the program's function of that
+/// name, else (LeetCode style) that method of a fresh `Solution()`.
 pub fn function_call_tests(name: &str, calls: &[(Vec<Value>, Value)]) -> Value {
     let mut code = String::from(
         "import json\n\n\
@@ -200,11 +202,6 @@ pub fn function_call_tests(name: &str, calls: &[(Vec<Value>, Value)]) -> Value {
              if isinstance(x, tuple):\n        x = list(x)\n    \
              return json.loads(json.dumps(x))\n\n",
     );
-    code.push_str(&format!(
-        "def _cascade_entry(*args):\n    \
-             if 'Solution' in globals():\n        return getattr(globals()['Solution'](), {name:?})(*args)\n    \
-             return globals()[{name:?}](*args)\n\n"
-    ));
     code.push_str("def check(candidate):\n");
     for (args, expected) in calls {
         let args = Value::Array(args.clone()).to_string();
@@ -216,7 +213,7 @@ pub fn function_call_tests(name: &str, calls: &[(Vec<Value>, Value)]) -> Value {
     if calls.is_empty() {
         code.push_str("    pass\n");
     }
-    json!({"kind": "assert", "code": code, "entry_point": "_cascade_entry"})
+    json!({"kind": "assert", "code": code, "entry_point": name})
 }
 
 fn livecodebench(row: &Value) -> Result<Value, String> {
@@ -410,7 +407,7 @@ mod tests {
         );
         let row = json!({"question_id": "q2", "question_content": "Add.", "public_test_cases": "[{\"input\": \"1\\n2\", \"output\": \"3\", \"testtype\": \"functional\"}]", "metadata": "{\"func_name\": \"add\"}"});
         let out = convert(CodeFormat::LiveCodeBench, &row, LoadOptions::default()).unwrap();
-        assert_eq!(out["tests"]["entry_point"], "_cascade_entry");
+        assert_eq!(out["tests"]["entry_point"], "add");
         assert!(out["tests"]["code"]
             .as_str()
             .unwrap()

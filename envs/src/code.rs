@@ -3,7 +3,8 @@
 //!
 //! Pieces: [`language`] (names), [`extract`] (finding the program in the response),
 //! [`task`] (the sample's fields), [`program`] (Python wrapped / C and C++ compiled),
-//! [`judge`] (stdio cases and the HumanEval-style assert harness), [`verdict`].
+//! [`judge`] (stdio cases), [`assert_judge`] (HumanEval-style assert tests, program and
+//! tests in separate interpreters), [`verdict`].
 //!
 //! `details`: `verdict` (`accepted`, `wrong_answer`, `time_limit`, `memory_limit`,
 //! `runtime_error`, `compile_error`, `no_code`), `passed`, `total`, and on failure
@@ -17,7 +18,9 @@
 //! numeric tokens; default none: exact tokens), `run_all_cases` (default false: stop at
 //! the first failing case, as LiveCodeBench does), `stderr_chars` (default 1000).
 
+pub mod assert_judge;
 pub mod extract;
+mod harness;
 pub mod judge;
 pub mod language;
 pub mod program;
@@ -33,8 +36,9 @@ use crate::config::{ConfigError, EnvConfig};
 use crate::environment::{ChatMessage, Environment};
 use crate::registry::EnvPlugin;
 
+use assert_judge::judge_assert;
 use extract::extract_code;
-use judge::{judge_assert, judge_stdio, Judgement};
+use judge::{judge_stdio, Judgement};
 use program::Program;
 use task::{CodeTask, Tests};
 use verdict::Verdict;
@@ -138,14 +142,9 @@ impl CodeEnv {
     }
 }
 
-/// The last `max` characters of `text`, marker lines removed, prefixed by `…` if cut.
+/// The last `max` characters of `text`, prefixed by `…` if cut.
 fn tail(text: &str, max: usize) -> String {
-    let cleaned: Vec<&str> = text
-        .lines()
-        .filter(|l| !l.starts_with(program::RESULT_MARKER))
-        .collect();
-    let cleaned = cleaned.join("\n");
-    let cleaned = cleaned.trim();
+    let cleaned = text.trim();
     let count = cleaned.chars().count();
     if count <= max {
         return cleaned.to_owned();
@@ -211,8 +210,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tail_keeps_the_end_and_drops_markers() {
-        assert_eq!(tail("a\n__CASCADE_RESULT__ x\nb", 10), "a\nb");
+    fn tail_keeps_the_end() {
+        assert_eq!(tail("\na\nb\n", 10), "a\nb");
         assert_eq!(tail("abcdef", 3), "…def");
     }
 

@@ -38,6 +38,7 @@ pub mod execution;
 mod guest_state;
 pub mod host_calls;
 pub mod limits;
+pub mod link;
 pub mod module_cache;
 pub mod pool;
 pub mod python;

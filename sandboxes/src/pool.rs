@@ -15,6 +15,7 @@ use crate::engine::{MAX_CONCURRENT_INSTANCES, MAX_WASM_STACK};
 use crate::error::SandboxError;
 use crate::execution::Execution;
 use crate::limits::Limits;
+use crate::link::{Link, Side};
 use crate::wasm_program::{Invocation, WasmProgram};
 
 /// Native stack of a worker: the wasm stack limit plus room for the host's own frames.
@@ -33,9 +34,10 @@ pub struct Job<'a> {
 }
 
 impl WorkerPool {
-    /// A pool with `threads` workers (at least one, at most the engine's instance slots).
+    /// A pool with `threads` workers (at least one, at most half the engine's instance
+    /// slots: a linked run holds two instances).
     pub fn new(threads: usize) -> Result<Self, SandboxError> {
-        let threads = threads.clamp(1, MAX_CONCURRENT_INSTANCES as usize);
+        let threads = threads.clamp(1, MAX_CONCURRENT_INSTANCES as usize / 2);
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .stack_size(WORKER_STACK)
@@ -70,6 +72,46 @@ impl WorkerPool {
     ) -> Result<Execution, SandboxError> {
         self.pool
             .install(|| program.execute_here(invocation, limits))
+    }
+
+    /// Runs `driver` and `peer` at the same time, each one's stdout joined to the other's
+    /// stdin (see [`crate::link`]), and waits for both. The driver runs on a worker, the
+    /// peer on its own big-stack thread started only once the driver has its worker: a
+    /// caller waiting for a worker (rayon lets a waiting caller take on more work) holds
+    /// no instance, so live instances stay within two per worker.
+    pub fn run_linked(
+        &self,
+        driver: &Job<'_>,
+        peer: &Job<'_>,
+    ) -> Result<(Execution, Execution), SandboxError> {
+        self.pool.install(|| {
+            let link = Link::new(
+                driver.invocation.stdin.clone(),
+                peer.invocation.stdin.clone(),
+            );
+            std::thread::scope(|scope| {
+                let peer_run = std::thread::Builder::new()
+                    .name("cascade-sandbox-peer".into())
+                    .stack_size(WORKER_STACK)
+                    .spawn_scoped(scope, || {
+                        peer.program.execute_linked(
+                            &peer.invocation,
+                            &peer.limits,
+                            &link,
+                            Side::Peer,
+                        )
+                    })
+                    .map_err(SandboxError::setup)?;
+                let driver_run = driver.program.execute_linked(
+                    &driver.invocation,
+                    &driver.limits,
+                    &link,
+                    Side::Driver,
+                );
+                let peer_run = peer_run.join().map_err(|_| SandboxError::PoolGone)?;
+                Ok((driver_run?, peer_run?))
+            })
+        })
     }
 
     /// Runs every job, spread over all workers; results in job order.

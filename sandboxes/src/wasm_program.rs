@@ -22,6 +22,7 @@ use crate::execution::{Execution, Status};
 use crate::guest_state::{GuestState, MemoryLimiter};
 use crate::host_calls;
 use crate::limits::{Limits, MAX_MEMORY_BYTES};
+use crate::link::{Link, Side};
 use crate::virtual_time::{self, SleptPastLimit};
 
 /// Resource-table entries WASI itself needs besides open files and mounts: the three
@@ -152,15 +153,51 @@ impl WasmProgram {
         invocation: &Invocation,
         limits: &Limits,
     ) -> Result<Execution, SandboxError> {
+        self.execute_with(invocation, limits, None)
+    }
+
+    /// Runs once on the current thread as one `side` of `link`: stdin is what the link
+    /// holds for it (`invocation.stdin` is put there by [`Link::new`]) then what the
+    /// other side writes; stdout goes to the other side (the returned `stdout` is
+    /// empty). The side is closed when the run ends.
+    pub(crate) fn execute_linked(
+        &self,
+        invocation: &Invocation,
+        limits: &Limits,
+        link: &Link,
+        side: Side,
+    ) -> Result<Execution, SandboxError> {
+        // Closed even if the run panics, so the other side never waits for it.
+        struct CloseOnDrop<'a>(&'a Link, Side);
+        impl Drop for CloseOnDrop<'_> {
+            fn drop(&mut self) {
+                self.0.close(self.1);
+            }
+        }
+        let _close = CloseOnDrop(link, side);
+        self.execute_with(invocation, limits, Some((link, side)))
+    }
+
+    fn execute_with(
+        &self,
+        invocation: &Invocation,
+        limits: &Limits,
+        link: Option<(&Link, Side)>,
+    ) -> Result<Execution, SandboxError> {
         let engine = engine()?;
         let stdout = MemoryOutputPipe::new(limits.stdout_bytes);
         let stderr = MemoryOutputPipe::new(limits.stderr_bytes);
         let mut wasi = WasiCtxBuilder::new();
-        wasi.args(&invocation.args)
-            .envs(&invocation.env)
-            .stdin(MemoryInputPipe::new(invocation.stdin.clone()))
-            .stdout(stdout.clone())
-            .stderr(stderr.clone())
+        wasi.args(&invocation.args).envs(&invocation.env);
+        match link {
+            Some((link, side)) => wasi
+                .stdin(link.reader(side))
+                .stdout(link.writer(side, limits.stdout_bytes)),
+            None => wasi
+                .stdin(MemoryInputPipe::new(invocation.stdin.clone()))
+                .stdout(stdout.clone()),
+        };
+        wasi.stderr(stderr.clone())
             .allow_blocking_current_thread(true)
             .secure_random(rand::rngs::StdRng::seed_from_u64(invocation.seed))
             .insecure_random(rand::rngs::StdRng::seed_from_u64(invocation.seed ^ 0x5eed))

@@ -5,6 +5,7 @@ use cascade_sandboxes::{
     CLanguage, Clang, Execution, Invocation, Limits, Python, SandboxError, WasmProgram, WorkerPool,
 };
 
+use super::harness::{self, Harness};
 use super::language::Language;
 
 /// A program that compiled (or, for Python, that will be compiled by the runtime).
@@ -16,12 +17,27 @@ pub enum Program {
     Native(WasmProgram),
 }
 
-/// Marker the Python wrappers print on stderr to tell the host what happened.
-pub const RESULT_MARKER: &str = "__CASCADE_RESULT__ ";
+/// The first line the stdio wrapper writes on stderr, before any program code runs:
+/// the program compiled, or it did not. Nothing the program writes can come before it,
+/// so it is the one line of stderr the host trusts (and removes from `details`).
+pub const COMPILED_MARKER: &str = "__CASCADE_COMPILED__\n";
+pub const COMPILE_ERROR_MARKER: &str = "__CASCADE_COMPILE_ERROR__\n";
 
-/// Runs a stdio program as `__main__` after compiling it, so that a syntax error is
-/// told apart from an error at run time, then leaves without finalizing the
-/// interpreter.
+/// Whether a stdio run's program compiled (`None`: the wrapper never got that far),
+/// and its stderr without the wrapper's first line.
+pub fn compile_status(stderr: &str) -> (Option<bool>, &str) {
+    if let Some(rest) = stderr.strip_prefix(COMPILED_MARKER) {
+        (Some(true), rest)
+    } else if let Some(rest) = stderr.strip_prefix(COMPILE_ERROR_MARKER) {
+        (Some(false), rest)
+    } else {
+        (None, stderr)
+    }
+}
+
+/// Runs a stdio program (`sys.argv[1]`: its source arrives as data) as `__main__`
+/// after compiling it, so that a syntax error is told apart from an error at run time,
+/// then leaves without finalizing the interpreter.
 ///
 /// Why the fast exit: on the CPython 3.15 snapshot, interpreter finalization is ~98%
 /// of a short program's cost (a run of `pass` spends 53 M fuel with it, 1.1 M
@@ -30,16 +46,20 @@ pub const RESULT_MARKER: &str = "__CASCADE_RESULT__ ";
 /// uncaught exception's traceback through `sys.excepthook`, runs `atexit` handlers and
 /// flushes stdout and stderr; then `os._exit`. Not kept: `__del__` of objects still
 /// alive at exit. A program that breaks `os._exit` only loses the shortcut.
-const STDIO_WRAPPER: &str = r#"import sys, os
+pub(super) const STDIO_WRAPPER: &str = r#"import sys, os
 _cascade_exit = os._exit
-_cascade_source = __SOURCE__
+_cascade_source = sys.argv[1]
+del sys.argv[1:]
 try:
     _cascade_code = compile(_cascade_source, "<solution>", "exec")
 except (SyntaxError, ValueError) as _e:
     import traceback
+    sys.stderr.write("__CASCADE_COMPILE_ERROR__\n")
     traceback.print_exception(_e, limit=0)
-    sys.stderr.write("\n__CASCADE_RESULT__ compile_error\n")
-    sys.exit(1)
+    sys.stderr.flush()
+    _cascade_exit(1)
+sys.stderr.write("__CASCADE_COMPILED__\n")
+sys.stderr.flush()
 try:
     exec(_cascade_code, {"__name__": "__main__", "__builtins__": __builtins__})
     _cascade_status = 0
@@ -66,26 +86,6 @@ for _cascade_stream in (sys.stdout, sys.__stdout__, sys.stderr, sys.__stderr__):
         pass
 _cascade_exit(_cascade_status)
 "#;
-
-/// Python string literal for any text (escapes everything outside printable ASCII).
-pub fn python_literal(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            ' '..='~' => out.push(c),
-            c if (c as u32) <= 0xffff => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push_str(&format!("\\U{:08x}", c as u32)),
-        }
-    }
-    out.push('"');
-    out
-}
 
 impl Program {
     /// Prepares `source`. `Ok(Err(message))` is a compile error of the program.
@@ -116,8 +116,8 @@ impl Program {
         let pool = WorkerPool::global()?;
         match self {
             Program::Python { python, source } => {
-                let wrapper = STDIO_WRAPPER.replace("__SOURCE__", &python_literal(source));
-                let inv = python.source_invocation(&wrapper, stdin.as_bytes());
+                let mut inv = harness::invocation(python, Harness::Stdio, &[source])?;
+                inv.stdin = stdin.as_bytes().to_vec();
                 pool.run(python.program(), &inv, limits)
             }
             Program::Native(program) => {
@@ -137,11 +137,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn literal_escapes_everything_risky() {
-        assert_eq!(python_literal("a\"b\\c\n"), r#""a\"b\\c\n""#);
+    fn only_a_leading_marker_tells_the_compile_status() {
         assert_eq!(
-            python_literal("é\u{1F600}\0"),
-            r#""\u00e9\U0001f600\u0000""#
+            compile_status("__CASCADE_COMPILED__\nboom"),
+            (Some(true), "boom")
         );
+        assert_eq!(
+            compile_status("__CASCADE_COMPILE_ERROR__\nSyntaxError"),
+            (Some(false), "SyntaxError")
+        );
+        let forged = "x\n__CASCADE_COMPILE_ERROR__\n";
+        assert_eq!(compile_status(forged), (None, forged));
     }
 }
