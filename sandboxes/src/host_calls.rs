@@ -52,53 +52,31 @@ const ERRNO_FAULT: i32 = 21;
 /// `filestat`: `atim`, `mtim`, `ctim` are three u64 at byte 40.
 const FILESTAT_TIMES_AT: u32 = 40;
 
+/// Links the WASI p1 I/O call `name`, whose last argument `out` receives the byte
+/// count: the call runs as wasmtime-wasi's own, then that count is charged as fuel.
+macro_rules! link_metered_io {
+    ($linker:expr, $name:ident ( $($arg:ident : $ty:ty),* )) => {
+        $linker.func_wrap(
+            WASI,
+            stringify!($name),
+            |mut caller: Caller<'_, GuestState>, $($arg: $ty,)* out: i32| {
+                let errno = with_p1(&mut caller, |cx, mem| {
+                    in_tokio(p1::$name(cx, mem, $($arg,)* out))
+                })?;
+                charge_count(&mut caller, errno, out)?;
+                Ok(errno)
+            },
+        )?
+    };
+}
+
 /// Shadows the metered and pinned calls in `linker` (which must allow shadowing).
 pub(crate) fn add_to_linker(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
     linker.func_wrap(WASI, "random_get", random_get)?;
-    linker.func_wrap(
-        WASI,
-        "fd_read",
-        |mut caller: Caller<'_, GuestState>, fd: i32, iovs: i32, n: i32, out: i32| {
-            let errno = with_p1(&mut caller, |cx, mem| {
-                in_tokio(p1::fd_read(cx, mem, fd, iovs, n, out))
-            })?;
-            charge_count(&mut caller, errno, out)?;
-            Ok(errno)
-        },
-    )?;
-    linker.func_wrap(
-        WASI,
-        "fd_pread",
-        |mut caller: Caller<'_, GuestState>, fd: i32, iovs: i32, n: i32, at: i64, out: i32| {
-            let errno = with_p1(&mut caller, |cx, mem| {
-                in_tokio(p1::fd_pread(cx, mem, fd, iovs, n, at, out))
-            })?;
-            charge_count(&mut caller, errno, out)?;
-            Ok(errno)
-        },
-    )?;
-    linker.func_wrap(
-        WASI,
-        "fd_write",
-        |mut caller: Caller<'_, GuestState>, fd: i32, iovs: i32, n: i32, out: i32| {
-            let errno = with_p1(&mut caller, |cx, mem| {
-                in_tokio(p1::fd_write(cx, mem, fd, iovs, n, out))
-            })?;
-            charge_count(&mut caller, errno, out)?;
-            Ok(errno)
-        },
-    )?;
-    linker.func_wrap(
-        WASI,
-        "fd_pwrite",
-        |mut caller: Caller<'_, GuestState>, fd: i32, iovs: i32, n: i32, at: i64, out: i32| {
-            let errno = with_p1(&mut caller, |cx, mem| {
-                in_tokio(p1::fd_pwrite(cx, mem, fd, iovs, n, at, out))
-            })?;
-            charge_count(&mut caller, errno, out)?;
-            Ok(errno)
-        },
-    )?;
+    link_metered_io!(linker, fd_read(fd: i32, iovs: i32, n: i32));
+    link_metered_io!(linker, fd_pread(fd: i32, iovs: i32, n: i32, at: i64));
+    link_metered_io!(linker, fd_write(fd: i32, iovs: i32, n: i32));
+    link_metered_io!(linker, fd_pwrite(fd: i32, iovs: i32, n: i32, at: i64));
     add_filestat_to_linker(linker)
 }
 

@@ -460,19 +460,12 @@ fn factorize(n: &BigInt, budget: &mut Budget) -> Arith<Option<Vec<(BigInt, i64)>
     let mut out = Vec::new();
     if let Some(small) = rest.to_u64() {
         let mut m = small;
-        let mut p = 2u64;
-        while p * p <= m && p <= TRIAL_LIMIT {
-            budget.charge(1)?;
-            let mut k = 0;
-            while m % p == 0 {
-                m /= p;
-                k += 1;
-            }
-            if k > 0 {
-                out.push((BigInt::from(p), k));
-            }
-            p += if p == 2 { 1 } else { 2 };
-        }
+        let primes = super::power::trial_divide(&mut m, TRIAL_LIMIT, budget)?;
+        out.extend(
+            primes
+                .into_iter()
+                .map(|(p, k)| (BigInt::from(p), i64::from(k))),
+        );
         if m > 1 {
             out.push((BigInt::from(m), 1));
         }

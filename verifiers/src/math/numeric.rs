@@ -92,31 +92,14 @@ fn usable(v: f64) -> bool {
     v == 0.0 || (v.is_finite() && v.abs() > 1e-250 && v.abs() < 1e250)
 }
 
+/// Every variable name in `e`. (Names found only inside structures that `eval` does not
+/// evaluate, such as tuples, cannot change a verdict: those make the check unusable.)
 fn collect_vars(e: &Expr, out: &mut BTreeMap<String, ()>) {
-    match e {
-        Expr::Var(v) => {
+    e.visit(&mut |node| {
+        if let Expr::Var(v) = node {
             out.insert(v.clone(), ());
         }
-        Expr::Neg(x)
-        | Expr::Func(_, x)
-        | Expr::Factorial(x)
-        | Expr::Abs(x)
-        | Expr::Percent(x)
-        | Expr::Degree(x) => collect_vars(x, out),
-        Expr::Div(a, b)
-        | Expr::Pow(a, b)
-        | Expr::Root(a, b)
-        | Expr::LogBase(a, b)
-        | Expr::Binom(a, b)
-        | Expr::PlusMinus(a, b) => {
-            collect_vars(a, out);
-            collect_vars(b, out);
-        }
-        Expr::Add(xs) | Expr::Mul(xs) | Expr::List(xs) | Expr::Set(xs) | Expr::Union(xs) => {
-            xs.iter().for_each(|x| collect_vars(x, out))
-        }
-        _ => {}
-    }
+    });
 }
 
 type Eval = Result<Option<f64>, LimitHit>;

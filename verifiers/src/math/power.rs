@@ -175,20 +175,7 @@ fn factor_small(n: &BigInt, budget: &mut Budget) -> Result<Option<Vec<(u64, u32)
     let Some(mut m) = n.to_u64() else {
         return Ok(None);
     };
-    let mut out = Vec::new();
-    let mut p = 2u64;
-    while p <= TRIAL_LIMIT && p * p <= m {
-        budget.charge(1)?;
-        let mut k = 0;
-        while m % p == 0 {
-            m /= p;
-            k += 1;
-        }
-        if k > 0 {
-            out.push((p, k));
-        }
-        p += if p == 2 { 1 } else { 2 };
-    }
+    let mut out = trial_divide(&mut m, TRIAL_LIMIT, budget)?;
     if m > 1 {
         if m / TRIAL_LIMIT >= TRIAL_LIMIT {
             return Ok(None);
@@ -196,6 +183,33 @@ fn factor_small(n: &BigInt, budget: &mut Budget) -> Result<Option<Vec<(u64, u32)
         out.push((m, 1));
     }
     Ok(Some(out))
+}
+
+/// Divides out of `m` every prime `p ≤ limit` with `p² ≤ m`, returning `(p, k)` in
+/// increasing order; `m` keeps the cofactor (1, a prime, or a product of primes above
+/// `limit`). One budget unit per trial divisor.
+pub(super) fn trial_divide(
+    m: &mut u64,
+    limit: u64,
+    budget: &mut Budget,
+) -> Result<Vec<(u64, u32)>, LimitHit> {
+    let mut out = Vec::new();
+    let mut rest = *m;
+    let mut p = 2u64;
+    while p <= limit && p * p <= rest {
+        budget.charge(1)?;
+        let mut k = 0;
+        while rest.is_multiple_of(p) {
+            rest /= p;
+            k += 1;
+        }
+        if k > 0 {
+            out.push((p, k));
+        }
+        p += if p == 2 { 1 } else { 2 };
+    }
+    *m = rest;
+    Ok(out)
 }
 
 /// The value of a power product with non-negative exponents, built exactly.
