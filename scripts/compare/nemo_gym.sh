@@ -19,4 +19,4 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import nemo_gym' 2>/d
   "$venv/bin/pip" install -q nemo-gym==0.4.0
 fi
 cargo build -q --no-default-features --bin cascade
-"$venv/bin/python" scripts/compare/nemo_gym.py "${CARGO_TARGET_DIR:-target}/debug/cascade"
+"$venv/bin/python" scripts/compare/nemo_gym_verify.py "${CARGO_TARGET_DIR:-target}/debug/cascade"

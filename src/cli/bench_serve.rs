@@ -137,7 +137,10 @@ fn sigterm_mid_load(
         report.samples, report.correct, report.not_accepted, report.lost
     );
     if report.lost > 0 || got != answered_by_server || report.correct != report.samples {
-        bail!("an accepted request was lost or wrong under SIGTERM");
+        bail!(
+            "an accepted request was lost or wrong under SIGTERM ({:?})",
+            report.lost_reason
+        );
     }
     Ok(())
 }

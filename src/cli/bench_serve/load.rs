@@ -37,6 +37,8 @@ pub struct Report {
     pub rejected: usize,
     pub not_accepted: usize,
     pub lost: usize,
+    /// Why the first lost request was lost.
+    pub lost_reason: Option<String>,
     pub outcomes: Vec<Outcome>,
     latencies_ms: Vec<f64>,
     pub wall_s: f64,
@@ -150,8 +152,14 @@ impl<'a> Load<'a> {
                     r.correct += self.matching(i, &body);
                     Outcome::Answered
                 }
-                Sent::Answered { .. } | Sent::Broken(_) => {
+                Sent::Answered { status, .. } => {
                     r.lost += 1;
+                    r.lost_reason.get_or_insert(format!("status {status}"));
+                    Outcome::Lost
+                }
+                Sent::Broken(reason) => {
+                    r.lost += 1;
+                    r.lost_reason.get_or_insert(reason);
                     Outcome::Lost
                 }
                 Sent::NotAccepted => {
