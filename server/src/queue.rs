@@ -37,7 +37,8 @@ pub struct Admission {
 impl ScoringQueue {
     /// `jobs` scoring threads (0 = one per core) behind a queue of `capacity` samples.
     pub fn new(jobs: usize, capacity: usize) -> Result<Self, PoolError> {
-        let capacity = capacity.clamp(1, Semaphore::MAX_PERMITS);
+        // Permits are taken in u32 batches, so the bound fits in one.
+        let capacity = capacity.clamp(1, Semaphore::MAX_PERMITS.min(u32::MAX as usize));
         Ok(Self {
             pool: Arc::new(ScoringPool::new(jobs)?),
             slots: Arc::new(Semaphore::new(capacity)),
@@ -68,7 +69,7 @@ impl ScoringQueue {
             ));
         }
         // Zero samples still take a turn through the pool (building the env); count one.
-        let wanted = samples.max(1) as u32;
+        let wanted = u32::try_from(samples.max(1)).unwrap_or(u32::MAX);
         match self.slots.clone().try_acquire_many_owned(wanted) {
             Ok(permits) => Ok(Admission { _permits: permits }),
             Err(_) => Err(ApiError::queue_full(samples, self.capacity)),
