@@ -7,12 +7,14 @@ mod batch;
 mod bench_grpo;
 #[cfg(feature = "train")]
 mod bench_model;
+mod bench_serve;
 mod check;
 mod envs;
 mod exit;
 mod gen_ifeval;
 mod jsonl;
 mod score;
+mod serve;
 mod summary;
 #[cfg(feature = "train")]
 mod train;
@@ -44,6 +46,10 @@ enum Command {
     Envs,
     /// Write a reproducible IF-RL prompt set (IFEval JSONL layout).
     GenIfeval(gen_ifeval::GenIfevalArgs),
+    /// Serve every environment over HTTP: batch, NeMo Gym and OpenRLHF protocols.
+    Serve(serve::ServeArgs),
+    /// Load-test `cascade serve` on loopback against `cascade score` on the same samples.
+    BenchServe(bench_serve::BenchServeArgs),
     /// Run a Cascade recipe stage by stage: checkpoints, evals, plots.
     #[cfg(feature = "train")]
     Train(train::TrainArgs),
@@ -70,6 +76,8 @@ pub fn run() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Envs => envs::run(),
         Command::GenIfeval(args) => gen_ifeval::run(args),
+        Command::Serve(args) => serve::run(args),
+        Command::BenchServe(args) => bench_serve::run(args),
         #[cfg(feature = "train")]
         Command::Train(args) => train::run(args),
         #[cfg(feature = "train")]
