@@ -1,0 +1,21 @@
+"""A tiny character-level Hugging Face tokenizer, built offline, for the TRL and verl tests."""
+
+from __future__ import annotations
+
+import transformers
+
+
+def tiny_tokenizer():
+    """A character-level tokenizer over digits and the characters of `\\boxed{..}`."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, decoders
+
+    chars = list("0123456789+=-/ \\boxed{}")
+    vocab = {"<pad>": 0, "<eos>": 1, "<unk>": 2}
+    for c in chars:
+        vocab.setdefault(c, len(vocab))
+    tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.Split(pattern="", behavior="isolated")
+    tok.decoder = decoders.Fuse()
+    return transformers.PreTrainedTokenizerFast(
+        tokenizer_object=tok, pad_token="<pad>", eos_token="<eos>", unk_token="<unk>"
+    )
