@@ -51,10 +51,7 @@ fn value(obj: &Bound<'_, PyAny>, depth: usize) -> Result<Value, String> {
     if let Ok(tuple) = obj.cast::<PyTuple>() {
         return tuple.iter().map(|item| value(&item, depth + 1)).collect();
     }
-    Err(format!(
-        "a value of type `{}` is not JSON",
-        type_name(obj)
-    ))
+    Err(format!("a value of type `{}` is not JSON", type_name(obj)))
 }
 
 fn integer(obj: &Bound<'_, PyAny>) -> Result<Value, String> {
@@ -87,9 +84,9 @@ pub fn to_object(dict: &Bound<'_, PyDict>) -> Result<Map<String, Value>, String>
 fn object(dict: &Bound<'_, PyDict>, depth: usize) -> Result<Map<String, Value>, String> {
     let mut map = Map::new();
     for (key, item) in dict.iter() {
-        let key: String = key.extract().map_err(|_| {
-            format!("a dict key of type `{}` is not a string", type_name(&key))
-        })?;
+        let key: String = key
+            .extract()
+            .map_err(|_| format!("a dict key of type `{}` is not a string", type_name(&key)))?;
         let item = value(&item, depth + 1).map_err(|e| format!("field `{key}`: {e}"))?;
         map.insert(key, item);
     }

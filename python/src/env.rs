@@ -170,9 +170,8 @@ impl NativeEnv {
                 return Ok(Arc::clone(pool));
             }
         }
-        let pool = Arc::new(
-            ScoringPool::new(jobs).map_err(|e| PyRuntimeError::new_err(e.to_string()))?,
-        );
+        let pool =
+            Arc::new(ScoringPool::new(jobs).map_err(|e| PyRuntimeError::new_err(e.to_string()))?);
         *cached = Some((jobs, Arc::clone(&pool)));
         Ok(pool)
     }

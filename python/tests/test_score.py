@@ -64,8 +64,9 @@ def test_bad_samples_get_reward_zero_and_the_reason_never_an_exception():
         '{"id": "broken"',  # not JSON
         {"id": "set", "answer": {1, 2}, "response": "1"},  # not JSON-compatible
         {"id": "nan", "answer": float("nan"), "response": "1"},
-        {"id": 7, "answer": "1"},  # no response
-        {"id": "wrong-type", "answer": 1, "response": "1"},
+        {"id": "no-response", "answer": "1"},
+        {"id": 7, "answer": "1", "response": "1"},  # the id must be a string
+        {"id": "wrong-type", "answer": ["1"], "response": "1"},
         {"id": Opaque(), "answer": "1", "response": "1"},
         {1: "non-string key"},
         42,
@@ -79,10 +80,11 @@ def test_bad_samples_get_reward_zero_and_the_reason_never_an_exception():
         assert result["reward"] == 0.0, (sample, result)
         assert isinstance(result["details"]["error"], str) and result["details"]["error"], (sample, result)
     # The id of a dict sample survives when the id itself is JSON.
-    assert [r["id"] for r in results[:5]] == [None, "set", "nan", 7, "wrong-type"]
+    assert [r["id"] for r in results[:6]] == [None, "set", "nan", "no-response", 7, "wrong-type"]
     assert "not valid JSON" in results[0]["details"]["error"]
     assert "field `answer`" in results[1]["details"]["error"] and "set" in results[1]["details"]["error"]
     assert "response" in results[3]["details"]["error"]
+    assert "field `id`" in results[4]["details"]["error"]
     # A good sample next to them is unaffected.
     good = {"id": "ok", "answer": "\\frac{1}{2}", "response": "\\boxed{0.5}"}
     assert cr.score("math", samples + [good])[-1]["reward"] == 1.0
@@ -95,7 +97,7 @@ def test_unknown_envs_and_bad_config_raise_clear_errors():
         cr.score("nope", [])
     with pytest.raises(ValueError, match="environment `ifeval`.*no_such_key"):
         cr.Env("ifeval", no_such_key=1)
-    with pytest.raises(ValueError, match="environment `ifeval`.*fractional"):
+    with pytest.raises(ValueError, match="environment `ifeval`.*expected a boolean"):
         cr.score("ifeval", [], config={"fractional": "maybe"})
     with pytest.raises(ValueError, match="environment `math`"):
         cr.Env("math", instruction={1, 2})
