@@ -95,7 +95,7 @@ def sample_for(env: str, solution_str: str, ground_truth: Any, extra_info: Any) 
     ground_truth = _plain(ground_truth)
     if isinstance(ground_truth, Mapping):
         sample.update({k: _plain(v) for k, v in ground_truth.items()})
-    elif ground_truth is not None:
+    else:  # None too: the env then names the bad field
         sample[ANSWER_FIELDS.get(env, "answer")] = ground_truth
     index = _plain(extra.get("index"))
     sample.setdefault("id", str(index) if index is not None else "")

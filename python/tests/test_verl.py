@@ -66,6 +66,7 @@ def test_naive_reward_manager_scores_with_cascade():
     tokenizer = tiny_tokenizer()
     manager = NaiveRewardManager(tokenizer=tokenizer, num_examine=0, compute_score=compute_score)
     data = batch(tokenizer, ROWS)
+    assert [tokenizer.decode(r, skip_special_tokens=True) for r in data.batch["responses"]] == [r[2] for r in ROWS]
     out = manager(data, return_dict=True)
 
     expected = cr.score("math", [

@@ -6,10 +6,10 @@ import transformers
 
 
 def tiny_tokenizer():
-    """A character-level tokenizer over digits and the characters of `\\boxed{..}`."""
+    """A character-level tokenizer over digits, arithmetic and the characters of `\\boxed{..}`."""
     from tokenizers import Tokenizer, models, pre_tokenizers, decoders
 
-    chars = list("0123456789+=-/ \\boxed{}")
+    chars = list("0123456789+=-/. \\boxed{}")
     vocab = {"<pad>": 0, "<eos>": 1, "<unk>": 2}
     for c in chars:
         vocab.setdefault(c, len(vocab))
