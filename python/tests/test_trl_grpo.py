@@ -29,7 +29,10 @@ from tiny_hf import tiny_tokenizer  # noqa: E402
 
 STEPS = 3
 PROMPTS_PER_STEP = 2
-GENERATIONS = 4
+GENERATIONS = 8
+#: A two-digit vocabulary, so that a random model's short completions hit the gold
+#: answer often enough for the rewards to be a mix of 0 and 1.
+CHARS = "12="
 
 
 def tiny_model(vocab_size: int):
@@ -58,13 +61,10 @@ class Spy:
 
 
 def test_grpo_trainer_logs_cascade_scores(tmp_path):
-    rows = []
-    for i in range(STEPS * PROMPTS_PER_STEP):
-        a, b = i % 10, (3 * i + 1) % 10
-        rows.append({"prompt": f"{a}+{b}=", "answer": str(a + b)})
+    rows = [{"prompt": f"{1 + i % 2}=", "answer": str(1 + i % 2)} for i in range(STEPS * PROMPTS_PER_STEP)]
     rows[2]["answer"] = None  # malformed: math needs a string answer
     dataset = datasets.Dataset.from_list(rows)
-    tokenizer = tiny_tokenizer()
+    tokenizer = tiny_tokenizer(CHARS)
     model = tiny_model(len(tokenizer))
     reward = Spy(cr.trl.reward_func("math", jobs=2))
 
@@ -76,7 +76,7 @@ def test_grpo_trainer_logs_cascade_scores(tmp_path):
                 captured.append(dict(logs))
     config = trl.GRPOConfig(
         output_dir=str(tmp_path / "out"), max_steps=STEPS, per_device_train_batch_size=PROMPTS_PER_STEP * GENERATIONS,
-        num_generations=GENERATIONS, max_completion_length=8, temperature=1.0, learning_rate=1e-3, beta=0.0,
+        num_generations=GENERATIONS, max_completion_length=4, temperature=1.0, learning_rate=1e-3, beta=0.0,
         logging_steps=1, report_to=[], save_strategy="no", use_cpu=True, bf16=False, seed=0,
         dataloader_num_workers=0, disable_tqdm=True, log_completions=False,
     )
@@ -98,6 +98,7 @@ def test_grpo_trainer_logs_cascade_scores(tmp_path):
     out = subprocess.run([cascade_bin(), "score", "--env", "math", "--input", str(path)],
                          capture_output=True, text=True, check=True).stdout.splitlines()
     cli_rewards = [json.loads(line)["reward"] for line in out]
+    assert 0.0 in cli_rewards and 1.0 in cli_rewards, cli_rewards
     assert [r for call in reward.calls for r in call["rewards"]] == cli_rewards
     assert [json.loads(line) for line in out] == [r for call in reward.calls for r in call["results"]]
 

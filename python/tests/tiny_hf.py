@@ -5,13 +5,16 @@ from __future__ import annotations
 import transformers
 
 
-def tiny_tokenizer():
-    """A character-level tokenizer over digits, arithmetic and the characters of `\\boxed{..}`."""
+#: Digits, arithmetic and the characters of `\\boxed{..}`.
+MATH_CHARS = "0123456789+=-/. \\boxed{}"
+
+
+def tiny_tokenizer(chars: str = MATH_CHARS):
+    """A character-level tokenizer over `chars`, plus <pad>, <eos> and <unk>."""
     from tokenizers import Tokenizer, models, pre_tokenizers, decoders
 
-    chars = list("0123456789+=-/. \\boxed{}")
     vocab = {"<pad>": 0, "<eos>": 1, "<unk>": 2}
-    for c in chars:
+    for c in list(chars):
         vocab.setdefault(c, len(vocab))
     tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.Split(pattern="", behavior="isolated")
