@@ -38,6 +38,13 @@ def test_every_bundled_sample_scores_to_the_cli_bytes(env, path):
     assert environment.score(samples) == [json.loads(line) for line in expected]
 
 
+@pytest.mark.parametrize("env,path", bundled_samples(), ids=[e for e, _ in bundled_samples()])
+def test_the_stored_scores_are_reproduced_byte_for_byte(env, path):
+    """The README's CI recipe from Python: the stored sample.expected.jsonl, exactly."""
+    stored = input_lines(path.with_name("sample.expected.jsonl"))
+    assert cr.score_lines(env, input_lines(path), base_dir=path.parent) == stored
+
+
 def test_config_is_the_clis_config():
     path = dict(bundled_samples())["ifeval"].parent / "sample.jsonl"
     expected = cli_score("ifeval", path, "fractional=true")
