@@ -16,6 +16,7 @@ pub mod mopd;
 pub mod optim;
 pub mod recipe;
 pub mod runner;
+pub mod sft;
 pub mod sampling;
 pub mod throughput;
 pub mod tokenizer;

@@ -9,6 +9,7 @@ use cascade_envs::{guard, EnvConfig, Environment, Registry, Sample};
 use serde_json::{Map, Value};
 
 use super::RunError;
+use crate::recipe::Recipe;
 use crate::tokenizer::TextTokenizer;
 
 /// One environment with its rows, their rendered prompts and the domain they count for.
@@ -121,6 +122,54 @@ pub fn load_env_data(
         weight,
         targets: Vec::new(),
     })
+}
+
+/// Every eval set's data (in [`Recipe::eval_sets`] order), and each running stage's
+/// environments' data (SFT stages: with their reference responses).
+pub fn load_run_data(
+    recipe: &Recipe,
+    registry: &Registry,
+    tokenizer: &TextTokenizer,
+) -> Result<(Vec<EnvData>, Vec<Vec<EnvData>>), RunError> {
+    let thinking = recipe.run.enable_thinking;
+    let mut evals = Vec::new();
+    for (_, e) in recipe.eval_sets() {
+        evals.push(load_env_data(
+            registry,
+            tokenizer,
+            thinking,
+            e.env_name(),
+            &e.domain,
+            &e.config,
+            &recipe.resolve(&e.dataset),
+            e.limit,
+            1.0,
+        )?);
+    }
+    let mut stages = Vec::new();
+    for s in recipe.active_stages() {
+        let mut envs = Vec::new();
+        for e in &s.common().envs {
+            let dataset = recipe.resolve(&e.dataset);
+            let mut env_data = load_env_data(
+                registry,
+                tokenizer,
+                thinking,
+                &e.name,
+                e.domain(),
+                &e.config,
+                &dataset,
+                None,
+                e.weight,
+            )?;
+            if let Some(field) = &e.target {
+                load_targets(&mut env_data, tokenizer, field, &dataset)?;
+            }
+            envs.push(env_data);
+        }
+        stages.push(envs);
+    }
+    Ok((evals, stages))
 }
 
 /// Reads each row's reference response from field `field` (a string) and encodes it,

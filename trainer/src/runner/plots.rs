@@ -214,7 +214,7 @@ mod tests {
             .collect();
         let stage = |name: &str, v: f64| StageRecord {
             stage: name.into(),
-            algorithm: "grpo".into(),
+            algorithm: Some(crate::recipe::Algorithm::Grpo),
             scores: BTreeMap::from([("math".to_owned(), v), ("ifeval".to_owned(), 1.0 - v)]),
             teachers: BTreeMap::new(),
         };
