@@ -252,7 +252,10 @@ fn keys_of_another_algorithm_are_refused_naming_key_and_stage() {
     let refill = GOOD.replacen("group_size = 2", "group_size = 2\nrefill = true", 1);
     assert_ne!(refill, GOOD, "the replacement applied");
     fails_with(&refill, "stage[1].refill");
-    fails_with(&refill, "unknown field `refill` for a `mopd` stage (stage `m`)");
+    fails_with(
+        &refill,
+        "unknown field `refill` for a `mopd` stage (stage `m`)",
+    );
     fails_with(
         &GOOD.replacen(
             "group_size = 4",

@@ -12,8 +12,8 @@ use tch::{Kind, Tensor};
 use super::{group_advantages, policy_loss, AdvantageOptions, GroupAdvantages, PolicyLossOptions};
 use crate::device::with_autocast;
 use crate::logprobs::{
-    frozen_pass, micro_batches, token_logprobs_at, token_logprobs_grouped_at,
-    SamplingDistribution, SequenceBatch,
+    frozen_pass, micro_batches, token_logprobs_at, token_logprobs_grouped_at, SamplingDistribution,
+    SequenceBatch,
 };
 use crate::model::Transformer;
 use crate::optim::AdamW;

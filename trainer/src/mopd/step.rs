@@ -240,8 +240,7 @@ fn backward_pass(
         let mask = part.completion_valid.to_kind(Kind::Float);
         let loss = with_autocast(student.device(), || {
             let (logp, entropy) = tempered_logprobs(student, &view, cfg.sampling.temperature);
-            figures.entropy_sum +=
-                f64::try_from((entropy * &mask).sum(Kind::Float)).unwrap_or(0.0);
+            figures.entropy_sum += f64::try_from((entropy * &mask).sum(Kind::Float)).unwrap_or(0.0);
             tch::no_grad(|| {
                 let first = start_row as usize;
                 measure(&logp, &sampling, &teacher, &mask, cfg.gate, first, figures)
@@ -275,12 +274,18 @@ fn measure(
         let sum = (t * mask).sum_dim_intlist(-1, false, Kind::Float);
         Vec::try_from(sum.to_kind(Kind::Double)).unwrap_or_default()
     };
-    for (k, v) in per_row(mopd_advantage(teacher, logp)).into_iter().enumerate() {
+    for (k, v) in per_row(mopd_advantage(teacher, logp))
+        .into_iter()
+        .enumerate()
+    {
         figures.adv_sum[first + k] = v;
     }
     let w = truncated_weights(logp, sampling, gate);
     figures.weight_sum += f64::try_from((&w * mask).sum(Kind::Double)).unwrap_or(f64::NAN);
-    for (k, v) in per_row(w.eq(0.0).to_kind(Kind::Float)).into_iter().enumerate() {
+    for (k, v) in per_row(w.eq(0.0).to_kind(Kind::Float))
+        .into_iter()
+        .enumerate()
+    {
         figures.gated[first + k] = v;
     }
 }

@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use cascade_envs::Registry;
 
-use super::{invalid, Algorithm, Init, Recipe, RecipeError, StageEnv};
 use super::stage::{GrpoStage, MopdStage, Rollout, StageCommon, StageSpec};
+use super::{invalid, Algorithm, Init, Recipe, RecipeError, StageEnv};
 use crate::device::DeviceChoice;
 
 /// Builds the key paths of stage `index` (`stage[3].lr`).
@@ -167,8 +167,7 @@ fn check_env(registry: &Registry, key: &str, name: &str) -> Result<(), RecipeErr
 
 fn check_name(key: StageKey, name: &str) -> Result<(), RecipeError> {
     let allowed = |c: char| c.is_ascii_alphanumeric() || "-_.".contains(c);
-    if name.is_empty() || name == "base" || name.starts_with('.') || !name.chars().all(allowed)
-    {
+    if name.is_empty() || name == "base" || name.starts_with('.') || !name.chars().all(allowed) {
         return Err(invalid(
             key.of("name"),
             format!("`{name}` must be letters, digits, `-`, `_`, `.` and not `base`"),
@@ -312,7 +311,10 @@ impl MopdStage {
             // rather than silently biased.
             return Err(invalid(
                 key.of("top_p"),
-                format!("MOPD samples from the full tempered distribution; top_p must be 1, got {}", self.rollout.top_p),
+                format!(
+                    "MOPD samples from the full tempered distribution; top_p must be 1, got {}",
+                    self.rollout.top_p
+                ),
             ));
         }
         for (domain, teacher) in &self.teachers {

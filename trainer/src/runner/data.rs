@@ -287,7 +287,9 @@ mod tests {
         let tokenizer = TextTokenizer::load(&chatml).unwrap();
         let table = toml::Table::new();
         let load = || {
-            load_env_data(&registry, &tokenizer, None, "math", "math", &table, &path, None, 1.0)
+            load_env_data(
+                &registry, &tokenizer, None, "math", "math", &table, &path, None, 1.0,
+            )
         };
         let err = load().err().expect("row c has no problem").to_string();
         assert!(err.contains("rows.jsonl:4:"), "{err}");

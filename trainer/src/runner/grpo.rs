@@ -56,7 +56,11 @@ impl GrpoStep<'_> {
                 .iter()
                 .map(|&(e, r)| data[e].prompts[r].clone())
                 .collect();
-            let cfg = grpo_config(stage, input.tokenizer, input.seed.wrapping_add(round as i64));
+            let cfg = grpo_config(
+                stage,
+                input.tokenizer,
+                input.seed.wrapping_add(round as i64),
+            );
             let score = |i: usize, ids: &[i64]| {
                 let (e, r) = picks[i / stage.rollout.group_size];
                 data[e].score(r, &decode(ids))

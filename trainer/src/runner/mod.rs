@@ -146,9 +146,13 @@ fn prepare_device(recipe: &Recipe) -> Result<tch::Device, RunError> {
     if let Some(threads) = recipe.run.threads {
         tch::set_num_threads(threads);
     }
-    let device = recipe.run.device.resolve().ok_or_else(|| RecipeError::Invalid {
-        key: "run.device".into(),
-        message: "no GPU".into(),
-    })?;
+    let device = recipe
+        .run
+        .device
+        .resolve()
+        .ok_or_else(|| RecipeError::Invalid {
+            key: "run.device".into(),
+            message: "no GPU".into(),
+        })?;
     Ok(device)
 }

@@ -100,12 +100,7 @@ impl RunRecord {
                         .unwrap_or_default()
                 })
                 .collect();
-            csv += &format!(
-                "{},{},{}\n",
-                s.stage,
-                s.algorithm_name(),
-                cells.join(",")
-            );
+            csv += &format!("{},{},{}\n", s.stage, s.algorithm_name(), cells.join(","));
         }
         write_atomic(&dir.join("evals.csv"), csv.as_bytes())
     }

@@ -159,7 +159,10 @@ mod tests {
             (vec![], 1)
         );
         let err = plan(Resume::From("mopd".into()), &record(1), &STAGES).unwrap_err();
-        assert!(err.contains("stage `rl` before it has not completed"), "{err}");
+        assert!(
+            err.contains("stage `rl` before it has not completed"),
+            "{err}"
+        );
         let err = plan(Resume::From("nope".into()), &all, &STAGES).unwrap_err();
         assert!(err.contains("no stage `nope`"), "{err}");
         // Right after the last completed stage is fine (it is the next one anyway).

@@ -142,16 +142,28 @@ impl Run<'_> {
             0 => self.base_dir(),
             _ => checkpoint_dir(self.output, stages[index - 1].name()),
         };
-        let (mut step, teachers) = self.algorithm_step(stage, &start_dir)?;
+        let Prepared { mut step, teachers } = self.algorithm_step(stage, &start_dir)?;
         let mut ctx = StageContext {
             tokenizer: self.tokenizer,
             seed: self.recipe.run.seed,
             stage_index: index,
             log: &mut self.log,
         };
-        run_steps(&mut ctx, common, stage.algorithm(), policy, data, step.as_mut())?;
+        run_steps(
+            &mut ctx,
+            common,
+            stage.algorithm(),
+            policy,
+            data,
+            step.as_mut(),
+        )?;
         drop(step);
-        save_atomic(policy, self.output, &common.name, &self.recipe.tokenizer_dir())?;
+        save_atomic(
+            policy,
+            self.output,
+            &common.name,
+            &self.recipe.tokenizer_dir(),
+        )?;
         // Continue from exactly what was saved, as a resumed run would.
         policy.round_to_saved_dtype();
         self.push_record(policy, Some(stage), teachers)?;
@@ -169,35 +181,51 @@ impl Run<'_> {
         &mut self,
         stage: &'s StageSpec,
         start_dir: &Path,
-    ) -> Result<(Box<dyn AlgorithmStep + 's>, BTreeMap<String, String>), RunError> {
+    ) -> Result<Prepared<'s>, RunError> {
+        let untaught = |step: Box<dyn AlgorithmStep + 's>| Prepared {
+            step,
+            teachers: BTreeMap::new(),
+        };
         Ok(match stage {
-            StageSpec::Sft(s) => (Box::new(SftStep { stage: s }), BTreeMap::new()),
+            StageSpec::Sft(s) => untaught(Box::new(SftStep { stage: s })),
             StageSpec::Grpo(g) => {
                 let reference = if g.kl > 0.0 {
                     Some(Transformer::load(start_dir, self.device, Kind::Float)?)
                 } else {
                     None
                 };
-                (Box::new(GrpoStep { stage: g, reference }), BTreeMap::new())
+                untaught(Box::new(GrpoStep {
+                    stage: g,
+                    reference,
+                }))
             }
             StageSpec::Mopd(m) => {
                 let chosen = choose_teachers(m, &self.record, |s| self.stage_dir(s))?;
-                let names: BTreeMap<String, String> = chosen
+                let teachers: BTreeMap<String, String> = chosen
                     .iter()
                     .map(|(d, (s, _))| (d.clone(), s.clone()))
                     .collect();
-                let _ = writeln!(self.out, "   teachers: {names:?}");
+                let _ = writeln!(self.out, "   teachers: {teachers:?}");
                 let paths = chosen.into_iter().map(|(d, (_, p))| (d, p)).collect();
-                let pool = TeacherPool::new(paths, self.recipe.run.keep_teachers_loaded, self.device);
+                let keep = self.recipe.run.keep_teachers_loaded;
                 let step = MopdStep {
                     stage: m,
-                    pool,
-                    teacher_names: names.clone(),
+                    pool: TeacherPool::new(paths, keep, self.device),
+                    teacher_names: teachers.clone(),
                 };
-                (Box::new(step), names)
+                Prepared {
+                    step: Box::new(step),
+                    teachers,
+                }
             }
         })
     }
+}
+
+/// A stage's algorithm step and, for MOPD, each domain's teacher (for the record).
+struct Prepared<'s> {
+    step: Box<dyn AlgorithmStep + 's>,
+    teachers: BTreeMap<String, String>,
 }
 
 fn read_metrics(path: &Path) -> Vec<serde_json::Value> {
