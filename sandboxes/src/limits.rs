@@ -5,7 +5,7 @@ use std::time::Duration;
 /// Fuel a guest may burn per second of time limit.
 ///
 /// wasmtime charges about one unit of fuel per wasm operator. Calibration (printed by
-/// `sandboxes/benches/sandbox_throughput.rs` as `calibration`): a CPU-bound CPython loop
+/// `envs/benches/sandbox_throughput.rs` as `calibration`): a CPU-bound CPython loop
 /// under the sandbox, fuel used divided by wall time, on the development machine
 /// (x86-64 cloud VM, 2 cores, measured while ~10 other compile jobs shared them, so the
 /// figures understate an idle core): 2.6e9 fuel/s for CPython 3.12, 4.7e9 fuel/s for

@@ -75,7 +75,7 @@ impl PythonRuntime {
     /// a native judge where the limit is far above the interpreter's own ~10 MB.
     /// Measured as the peak linear memory of `python -c pass` (rounded up to whole
     /// MiB): 40.x MiB for the 3.15 snapshot, whose heap is pre-initialised, 10.x MiB
-    /// for 3.12; `tests/native_adversarial.rs` checks the figure still holds.
+    /// for 3.12; `envs/tests/native_adversarial.rs` checks the figure still holds.
     pub fn baseline_memory_bytes(self) -> u64 {
         match self {
             PythonRuntime::Cpython312 => 11 << 20,

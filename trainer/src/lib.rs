@@ -17,6 +17,7 @@ pub mod optim;
 pub mod recipe;
 pub mod runner;
 pub mod sampling;
+pub mod sft;
 pub mod throughput;
 pub mod tokenizer;
 pub mod toy;

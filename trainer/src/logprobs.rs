@@ -9,8 +9,9 @@
 //! correction (NeMo-RL divides the training logits by T and applies the same top-p
 //! filter; TRL divides by T).
 
-use tch::{Kind, Tensor};
+use tch::{Device, Kind, Tensor};
 
+use crate::device::with_autocast;
 use crate::model::Transformer;
 use crate::sampling::{nucleus_drop_mask, SamplingParams};
 
@@ -93,6 +94,36 @@ impl OwnedSequenceBatch {
             completion_valid: &self.completion_valid,
         }
     }
+}
+
+/// The `(start, len)` row ranges that split `rows` rows into micro-batches of `micro`
+/// rows (the last one shorter; `micro` 0 counts as 1). Every pass over a batch (the
+/// GRPO and MOPD backward passes, the reference and teacher passes) walks these.
+pub fn micro_batches(rows: i64, micro: usize) -> impl Iterator<Item = (i64, i64)> {
+    let micro = micro.max(1) as i64;
+    (0..rows)
+        .step_by(micro as usize)
+        .map(move |start| (start, micro.min(rows - start)))
+}
+
+/// A frozen model's pass over `batch` (reference model, MOPD teacher): `logprobs` on
+/// each micro-batch of `micro` rows, without gradients and under `device`'s autocast,
+/// the results concatenated along rows.
+pub fn frozen_pass(
+    batch: &SequenceBatch,
+    micro: usize,
+    device: Device,
+    logprobs: impl Fn(&SequenceBatch) -> Tensor,
+) -> Tensor {
+    let n = batch.completion_ids.size()[0];
+    let mut parts = Vec::new();
+    tch::no_grad(|| {
+        for (start, len) in micro_batches(n, micro) {
+            let part = batch.rows(start, len);
+            parts.push(with_autocast(device, || logprobs(&part.view())));
+        }
+    });
+    Tensor::cat(&parts, 0)
 }
 
 /// `(logp [B, C], entropy [B, C])`: the log-probability of each response token and

@@ -227,30 +227,15 @@ pub fn generate_groups(
             let mut tokens = Vec::with_capacity(params.max_new_tokens);
             let mut logprobs = Vec::with_capacity(params.max_new_tokens);
             let mut valids = Vec::with_capacity(params.max_new_tokens);
-            let mut host_tokens: Vec<Vec<i64>> = vec![Vec::new(); b as usize];
-            let mut string_stopped = vec![false; b as usize];
+            let mut strings = StopStrings::new(b as usize);
             for step in 0..params.max_new_tokens {
                 let (ids, lp) = sample_next(&logits, params);
                 let alive = done.logical_not();
                 let ids = ids.where_self(&alive, &Tensor::from(params.pad_id).to_device(device));
                 let mut now_done = done.logical_or(&Tensor::isin(&ids, &stop_ids, false, false));
                 if !params.stop_strings.is_empty() {
-                    let host: Vec<i64> = Vec::try_from(&ids).unwrap_or_default();
-                    let alive_host: Vec<bool> = Vec::try_from(&alive).unwrap_or_default();
-                    for (row, (&id, &a)) in host.iter().zip(&alive_host).enumerate() {
-                        if a && !string_stopped[row] {
-                            host_tokens[row].push(id);
-                            let text = decode(&host_tokens[row]);
-                            if params
-                                .stop_strings
-                                .iter()
-                                .any(|s| text.contains(s.as_str()))
-                            {
-                                string_stopped[row] = true;
-                            }
-                        }
-                    }
-                    let flags = Tensor::from_slice(&string_stopped).to_device(device);
+                    strings.push(&ids, &alive, &params.stop_strings, decode);
+                    let flags = Tensor::from_slice(&strings.stopped).to_device(device);
                     now_done = now_done.logical_or(&flags);
                 }
                 tokens.push(ids.shallow_clone());
@@ -274,10 +259,73 @@ pub fn generate_groups(
     let completion_ids = Tensor::stack(&tokens, 1);
     let completion_valid = Tensor::stack(&valids, 1);
     let sampling_logprobs = Tensor::stack(&logprobs, 1).to_kind(Kind::Float);
-    let steps = tokens.len();
+    let (completions, finished) = host_rows(
+        &completion_ids,
+        &completion_valid,
+        tokens.len(),
+        params,
+        decode,
+    );
+    Generation {
+        prompts: batch,
+        completion_ids,
+        completion_valid,
+        sampling_logprobs,
+        completions,
+        finished,
+    }
+}
+
+/// Each row's tokens so far on the host, for stop strings (they need decoded text).
+struct StopStrings {
+    tokens: Vec<Vec<i64>>,
+    /// Per row: a stop string has appeared.
+    stopped: Vec<bool>,
+}
+
+impl StopStrings {
+    fn new(rows: usize) -> Self {
+        Self {
+            tokens: vec![Vec::new(); rows],
+            stopped: vec![false; rows],
+        }
+    }
+
+    /// Appends the step's `ids` to the rows still `alive` and marks those whose text
+    /// now contains one of `stops`.
+    fn push(
+        &mut self,
+        ids: &Tensor,
+        alive: &Tensor,
+        stops: &[String],
+        decode: &dyn Fn(&[i64]) -> String,
+    ) {
+        let host: Vec<i64> = Vec::try_from(ids).unwrap_or_default();
+        let alive_host: Vec<bool> = Vec::try_from(alive).unwrap_or_default();
+        for (row, (&id, &a)) in host.iter().zip(&alive_host).enumerate() {
+            if a && !self.stopped[row] {
+                self.tokens[row].push(id);
+                let text = decode(&self.tokens[row]);
+                if stops.iter().any(|s| text.contains(s.as_str())) {
+                    self.stopped[row] = true;
+                }
+            }
+        }
+    }
+}
+
+/// Each row's response ids (its valid tokens) and whether it ended on a stop token or
+/// string, from the `[B, steps]` tensors.
+fn host_rows(
+    completion_ids: &Tensor,
+    completion_valid: &Tensor,
+    steps: usize,
+    params: &SamplingParams,
+    decode: &dyn Fn(&[i64]) -> String,
+) -> (Vec<Vec<i64>>, Vec<bool>) {
     let ids_host: Vec<i64> = Vec::try_from(completion_ids.flatten(0, -1)).unwrap_or_default();
     let valid_host: Vec<bool> = Vec::try_from(completion_valid.flatten(0, -1)).unwrap_or_default();
-    let rows = b as usize;
+    let rows = completion_ids.size()[0] as usize;
     let mut completions = Vec::with_capacity(rows);
     let mut finished = Vec::with_capacity(rows);
     for row in 0..rows {
@@ -297,12 +345,5 @@ pub fn generate_groups(
         finished.push(ended_on_stop);
         completions.push(ids);
     }
-    Generation {
-        prompts: batch,
-        completion_ids,
-        completion_valid,
-        sampling_logprobs,
-        completions,
-        finished,
-    }
+    (completions, finished)
 }

@@ -15,7 +15,7 @@ use crate::device::with_autocast;
 use crate::logprobs::{token_logprobs, SequenceBatch};
 use crate::model::{ModelConfig, ModelError, Transformer};
 use crate::optim::{AdamW, AdamWConfig};
-use crate::sampling::{generate, SamplingParams};
+use crate::sampling::{generate, Generation, SamplingParams};
 
 /// The shape of Qwen2.5-0.5B (its published config.json), with random weights.
 pub const QWEN25_05B_CONFIG: &str = r#"{"architectures":["Qwen2ForCausalLM"],"model_type":"qwen2",
@@ -62,13 +62,7 @@ pub fn measure(
     let vocab = config.vocab_size;
     let mut model = Transformer::random(config.clone(), device, Kind::Float, 0)?;
     let params: i64 = model.parameters().values().map(|t| t.numel() as i64).sum();
-    let prompts: Vec<Vec<i64>> = (0..batch)
-        .map(|b| {
-            (0..prompt_len)
-                .map(|t| ((b * 7919 + t * 104729) as i64) % vocab)
-                .collect()
-        })
-        .collect();
+    let prompts = synthetic_prompts(batch, prompt_len, vocab);
     let params_s = SamplingParams {
         max_new_tokens: new_tokens,
         ..Default::default()
@@ -97,31 +91,7 @@ pub fn measure(
         });
     };
     model.set_trainable(true);
-    let mut opt = AdamW::new(model.parameters(), AdamWConfig::default());
-    let batch_view = SequenceBatch {
-        prompt_ids: &g.prompts.ids,
-        prompt_valid: &g.prompts.valid,
-        completion_ids: &g.completion_ids,
-        completion_valid: &g.completion_valid,
-    };
-    let train_once = |opt: &mut AdamW| {
-        opt.zero_grad();
-        let loss = with_autocast(device, || {
-            let (logp, _) = token_logprobs(&model, &batch_view);
-            logp.mean(Kind::Float)
-        });
-        loss.backward();
-        opt.clip_grad_norm(1.0);
-        opt.step(1e-6);
-    };
-    train_once(&mut opt);
-    sync();
-    let start = Instant::now();
-    for _ in 0..repeats {
-        train_once(&mut opt);
-    }
-    sync();
-    let train_s = start.elapsed().as_secs_f64();
+    let train_s = time_training(&model, &g, repeats, &sync);
     let seq = (prompt_len + new_tokens) as f64;
     let trained_tokens = (batch as f64) * seq * repeats as f64;
     let sample_flops = generated as f64
@@ -138,4 +108,46 @@ pub fn measure(
         sampling_mfu: sample_flops / sample_s / peak_flops,
         training_mfu: train_flops / train_s / peak_flops,
     })
+}
+
+/// `batch` fixed pseudo-random prompts of `prompt_len` tokens.
+fn synthetic_prompts(batch: usize, prompt_len: usize, vocab: i64) -> Vec<Vec<i64>> {
+    (0..batch)
+        .map(|b| {
+            (0..prompt_len)
+                .map(|t| ((b * 7919 + t * 104729) as i64) % vocab)
+                .collect()
+        })
+        .collect()
+}
+
+/// Seconds for `repeats` training passes (forward, backward, AdamW step) over the
+/// generated batch `g`, after one warm-up pass.
+fn time_training(model: &Transformer, g: &Generation, repeats: usize, sync: &dyn Fn()) -> f64 {
+    let device = model.device();
+    let mut opt = AdamW::new(model.parameters(), AdamWConfig::default());
+    let batch_view = SequenceBatch {
+        prompt_ids: &g.prompts.ids,
+        prompt_valid: &g.prompts.valid,
+        completion_ids: &g.completion_ids,
+        completion_valid: &g.completion_valid,
+    };
+    let train_once = |opt: &mut AdamW| {
+        opt.zero_grad();
+        let loss = with_autocast(device, || {
+            let (logp, _) = token_logprobs(model, &batch_view);
+            logp.mean(Kind::Float)
+        });
+        loss.backward();
+        opt.clip_grad_norm(1.0);
+        opt.step(1e-6);
+    };
+    train_once(&mut opt);
+    sync();
+    let start = Instant::now();
+    for _ in 0..repeats {
+        train_once(&mut opt);
+    }
+    sync();
+    start.elapsed().as_secs_f64()
 }

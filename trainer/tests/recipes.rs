@@ -245,3 +245,31 @@ fn sft_stages_need_a_target_and_take_no_sampling_keys() {
         "stage[0].max_new_tokens",
     );
 }
+
+#[test]
+fn keys_of_another_algorithm_are_refused_naming_key_and_stage() {
+    // A GRPO key on the MOPD stage, a MOPD key on the GRPO stage.
+    let refill = GOOD.replacen("group_size = 2", "group_size = 2\nrefill = true", 1);
+    assert_ne!(refill, GOOD, "the replacement applied");
+    fails_with(&refill, "stage[1].refill");
+    fails_with(
+        &refill,
+        "unknown field `refill` for a `mopd` stage (stage `m`)",
+    );
+    fails_with(
+        &GOOD.replacen(
+            "group_size = 4",
+            "group_size = 4\nteachers = { addition = \"base\" }",
+            1,
+        ),
+        "stage[0].teachers",
+    );
+    fails_with(
+        &GOOD.replacen("algorithm = \"grpo\"", "algorithm = \"ppo\"", 1),
+        "unknown variant `ppo`",
+    );
+    // Keys are refused while parsing, before any file is looked at.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let err = Recipe::parse(&refill, &dir.path().join("r.toml")).unwrap_err();
+    assert!(err.to_string().contains("stage[1].refill"), "{err}");
+}

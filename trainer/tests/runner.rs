@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use cascade_envs::Registry;
-use cascade_trainer::recipe::Recipe;
+use cascade_trainer::recipe::{Algorithm, Recipe};
 use cascade_trainer::runner::{run, Resume, RunOptions};
 use serde_json::Value;
 
@@ -254,8 +254,8 @@ fn tiny_recipe_table_shows_learning_forgetting_and_recovery() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../recipes/tiny.toml");
     let mut recipe = Recipe::load(&path).expect("tiny.toml");
     for stage in &mut recipe.stages {
-        if stage.name == "code-rl" || stage.name == "swe-rl" {
-            stage.skip = true;
+        if stage.name() == "code-rl" || stage.name() == "swe-rl" {
+            stage.common_mut().skip = true;
         }
     }
     let out = tempfile::tempdir().expect("temp dir");
@@ -335,7 +335,7 @@ fn tiny_recipe_table_shows_learning_forgetting_and_recovery() {
         .into_iter()
         .filter(|m| m["stage"] == "sft")
         .collect();
-    assert_eq!(sft.len(), recipe.stages[0].steps);
+    assert_eq!(sft.len(), recipe.stages[0].common().steps);
     assert!(sft
         .iter()
         .all(|m| m["algorithm"] == "sft" && m["loss"].is_number()));
@@ -384,7 +384,7 @@ fn an_sft_stage_redone_replays_exactly() {
     assert_eq!(first_losses.len(), 4);
     assert!(first_losses.iter().all(Option::is_some));
     assert_eq!(first.stages[1].stage, "sft");
-    assert_eq!(first.stages[1].algorithm, "sft");
+    assert_eq!(first.stages[1].algorithm, Some(Algorithm::Sft));
     let again = go(Resume::From("sft".into()));
     assert_eq!(first, again, "same record");
     assert_eq!(first_losses, losses(), "same losses step by step");

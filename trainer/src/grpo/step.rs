@@ -12,7 +12,8 @@ use tch::{Kind, Tensor};
 use super::{group_advantages, policy_loss, AdvantageOptions, GroupAdvantages, PolicyLossOptions};
 use crate::device::with_autocast;
 use crate::logprobs::{
-    token_logprobs_at, token_logprobs_grouped_at, SamplingDistribution, SequenceBatch,
+    frozen_pass, micro_batches, token_logprobs_at, token_logprobs_grouped_at, SamplingDistribution,
+    SequenceBatch,
 };
 use crate::model::Transformer;
 use crate::optim::AdamW;
@@ -151,7 +152,11 @@ pub fn sample_and_score(
             _ => None,
         };
         let wait = Instant::now();
-        let rewards = scorer.join().unwrap_or_default();
+        // Scoring is guarded per sample (a faulty environment costs its sample), so
+        // a panic here is a trainer bug: raise it, never train on missing rewards.
+        let rewards = scorer
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (rewards, ref_logp, wait.elapsed().as_secs_f64())
     });
     rewards.resize(num_rows, 0.0);
@@ -364,15 +369,12 @@ fn backward_pass(
     let n = scored.rewards.len() as i64;
     // Micro-batches of whole groups let each prompt run once for its group.
     let group = cfg.group_size.max(1) as i64;
-    let micro = cfg.micro_batch.max(1) as i64;
-    let shared = micro % group == 0;
+    let shared = cfg.micro_batch.max(1) as i64 % group == 0;
     // The distribution the tokens were drawn from: training differentiates it, so the
     // update is on-policy at any temperature and top-p (ratio 1, drift = rounding).
     let dist = SamplingDistribution::of(&cfg.sampling);
     let mut figures = PassFigures::default();
-    let mut start_row = 0;
-    while start_row < n {
-        let len = micro.min(n - start_row);
+    for (start_row, len) in micro_batches(n, cfg.micro_batch) {
         let part = batch.rows(start_row, len);
         let view = part.view();
         let loss = with_autocast(policy.device(), || {
@@ -407,7 +409,6 @@ fn backward_pass(
         });
         loss.backward();
         figures.train_tokens += part.valid_tokens();
-        start_row += len;
     }
     figures
 }
@@ -495,21 +496,9 @@ pub fn reference_logprobs(
         completion_ids: &generation.completion_ids,
         completion_valid: &generation.completion_valid,
     };
-    let n = generation.completion_ids.size()[0];
-    let micro = micro_batch.max(1) as i64;
-    let mut parts = Vec::new();
-    tch::no_grad(|| {
-        let mut start = 0;
-        while start < n {
-            let len = micro.min(n - start);
-            let part = batch.rows(start, len);
-            parts.push(with_autocast(model.device(), || {
-                token_logprobs_at(model, &part.view(), dist).0
-            }));
-            start += len;
-        }
-    });
-    Tensor::cat(&parts, 0)
+    frozen_pass(&batch, micro_batch, model.device(), |part| {
+        token_logprobs_at(model, part, dist).0
+    })
 }
 
 #[cfg(test)]
@@ -589,6 +578,20 @@ mod tests {
         let stats = grpo_update(&model, &mut optimizer, 1e-3, merged, &cfg, Instant::now());
         assert!(stats.logprob_drift_max < 1e-4, "{stats:?}");
         assert!(stats.grad_norm > 0.0);
+    }
+
+    /// Scoring is guarded per sample, so a panic while scoring is a trainer bug: it is
+    /// raised with its own message, never turned into a step of zero rewards.
+    #[test]
+    #[should_panic(expected = "a trainer bug while scoring")]
+    fn a_panic_while_scoring_is_raised_not_read_as_zero_rewards() {
+        tch::set_num_threads(1);
+        let task = ToyTask::new().expect("toy task");
+        let model = task.new_model(2).expect("model");
+        let decode = |ids: &[i64]| task.tokenizer.decode(ids).unwrap_or_default();
+        let prompts = vec![task.tokenizer.encode("1+2=").expect("encode")];
+        let score = |_: usize, _: &[i64]| -> f64 { panic!("a trainer bug while scoring") };
+        let _ = sample_and_score(&model, None, &prompts, &score, &decode, &task.grpo);
     }
 
     #[test]

@@ -93,10 +93,7 @@ impl ModelConfig {
 
     /// Resolves a config from its JSON text.
     pub fn from_json(text: &str) -> Result<Self, ModelError> {
-        let bad = |message: String| ModelError::Config {
-            path: "config.json".into(),
-            message,
-        };
+        let bad = config_error;
         let raw: Value = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
         let c: RawConfig = serde_json::from_value(raw.clone()).map_err(|e| bad(e.to_string()))?;
         let model_type = c.model_type.clone().unwrap_or_default();
@@ -137,32 +134,7 @@ impl ModelConfig {
                 "`head_dim` ({head_dim}) must be positive and even"
             )));
         }
-        if let Some(scaling) = c.rope_scaling.as_ref().filter(|v| !v.is_null()) {
-            let kind = scaling
-                .get("rope_type")
-                .or_else(|| scaling.get("type"))
-                .and_then(Value::as_str)
-                .unwrap_or("default");
-            if kind != "default" {
-                return Err(bad(format!(
-                    "`rope_scaling` of type `{kind}` is not supported"
-                )));
-            }
-        }
-        if let Some(kind) = c
-            .rope_parameters
-            .as_ref()
-            .and_then(|p| p.rope_type.as_deref())
-        {
-            if kind != "default" {
-                return Err(bad(format!(
-                    "`rope_parameters.rope_type` `{kind}` is not supported"
-                )));
-            }
-        }
-        if c.use_sliding_window == Some(true) {
-            return Err(bad("`use_sliding_window: true` is not supported".into()));
-        }
+        check_supported(&c)?;
         // transformers 5 moved `rope_theta` under `rope_parameters`.
         let rope_theta = c
             .rope_theta
@@ -232,6 +204,45 @@ impl ModelConfig {
         }
         out
     }
+}
+
+/// A config.json problem.
+fn config_error(message: String) -> ModelError {
+    ModelError::Config {
+        path: "config.json".into(),
+        message,
+    }
+}
+
+/// Refuses the RoPE variants and attention features the model does not implement;
+/// the message names the key.
+fn check_supported(c: &RawConfig) -> Result<(), ModelError> {
+    let bad = |m: String| Err(config_error(m));
+    if let Some(scaling) = c.rope_scaling.as_ref().filter(|v| !v.is_null()) {
+        let kind = scaling
+            .get("rope_type")
+            .or_else(|| scaling.get("type"))
+            .and_then(Value::as_str)
+            .unwrap_or("default");
+        if kind != "default" {
+            return bad(format!("`rope_scaling` of type `{kind}` is not supported"));
+        }
+    }
+    if let Some(kind) = c
+        .rope_parameters
+        .as_ref()
+        .and_then(|p| p.rope_type.as_deref())
+    {
+        if kind != "default" {
+            return bad(format!(
+                "`rope_parameters.rope_type` `{kind}` is not supported"
+            ));
+        }
+    }
+    if c.use_sliding_window == Some(true) {
+        return bad("`use_sliding_window: true` is not supported".into());
+    }
+    Ok(())
 }
 
 #[cfg(test)]

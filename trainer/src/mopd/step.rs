@@ -15,7 +15,7 @@ use tch::{Device, Kind, Tensor};
 use super::loss::{mopd_advantage, mopd_loss, truncated_weights, WeightGate};
 use super::tempered::tempered_logprobs;
 use crate::device::with_autocast;
-use crate::logprobs::SequenceBatch;
+use crate::logprobs::{frozen_pass, micro_batches, SequenceBatch};
 use crate::model::{ModelError, Transformer};
 use crate::optim::AdamW;
 use crate::sampling::{generate, Generation, SamplingParams};
@@ -59,7 +59,7 @@ impl TeacherPool {
         domain: &str,
         batch: &SequenceBatch,
         rows: &Tensor,
-        micro: i64,
+        micro: usize,
         temperature: f64,
     ) -> Result<Tensor, ModelError> {
         let path = self
@@ -89,20 +89,9 @@ impl TeacherPool {
             completion_ids: &batch.completion_ids.index_select(0, rows),
             completion_valid: &batch.completion_valid.index_select(0, rows),
         };
-        let n = rows.size()[0];
-        let mut parts = Vec::new();
-        tch::no_grad(|| {
-            let mut start = 0;
-            while start < n {
-                let len = micro.min(n - start);
-                let part = sub.rows(start, len);
-                parts.push(with_autocast(teacher.device(), || {
-                    tempered_logprobs(teacher, &part.view(), temperature).0
-                }));
-                start += len;
-            }
-        });
-        Ok(Tensor::cat(&parts, 0))
+        Ok(frozen_pass(&sub, micro, teacher.device(), |part| {
+            tempered_logprobs(teacher, part, temperature).0
+        }))
     }
 }
 
@@ -146,72 +135,115 @@ pub fn mopd_step(
     }
     let generation: Generation = generate(student, &rows, &cfg.sampling, decode);
     let sample_s = start.elapsed().as_secs_f64();
-    let device = student.device();
     let batch = SequenceBatch {
         prompt_ids: &generation.prompts.ids,
         prompt_valid: &generation.prompts.valid,
         completion_ids: &generation.completion_ids,
         completion_valid: &generation.completion_valid,
     };
-    let micro = cfg.micro_batch.max(1) as i64;
-    // Teachers, one after another, each on its own domain's rows.
     let teacher_start = Instant::now();
-    let teacher_logp = generation.sampling_logprobs.zeros_like();
     let mut domain_rows: BTreeMap<String, Vec<i64>> = BTreeMap::new();
     for (i, d) in domains.iter().enumerate() {
         domain_rows.entry(d.clone()).or_default().push(i as i64);
     }
-    for (domain, idx) in &domain_rows {
+    let teacher_logp = teacher_pass(teachers, &generation, &batch, &domain_rows, cfg)?;
+    let teacher_s = teacher_start.elapsed().as_secs_f64();
+
+    let num_tokens = generation.num_tokens();
+    optimizer.zero_grad();
+    let train_start = Instant::now();
+    let mut pass = PassFigures {
+        adv_sum: vec![0.0; rows.len()],
+        gated: vec![0.0; rows.len()],
+        ..Default::default()
+    };
+    if num_tokens > 0 {
+        backward_pass(student, &generation, &batch, &teacher_logp, cfg, &mut pass);
+    }
+    let grad_norm = optimizer.clip_grad_norm(cfg.max_grad_norm);
+    if num_tokens > 0 {
+        optimizer.step(lr);
+    }
+    let times = StepTimes {
+        sample_s,
+        train_s: train_start.elapsed().as_secs_f64(),
+        teacher_s,
+        start,
+    };
+    Ok(summarise(
+        &generation,
+        &domain_rows,
+        &pass,
+        grad_norm,
+        lr,
+        times,
+    ))
+}
+
+/// Teachers, one after another, each on its own domain's rows: the log-probabilities
+/// of the sampled tokens, `[B, C]` in row order.
+fn teacher_pass(
+    teachers: &mut TeacherPool,
+    generation: &Generation,
+    batch: &SequenceBatch,
+    domain_rows: &BTreeMap<String, Vec<i64>>,
+    cfg: &MopdConfig,
+) -> Result<Tensor, ModelError> {
+    let device = generation.completion_ids.device();
+    let teacher_logp = generation.sampling_logprobs.zeros_like();
+    for (domain, idx) in domain_rows {
         let idx_t = Tensor::from_slice(idx).to_device(device);
-        let lp = teachers.logprobs(domain, &batch, &idx_t, micro, cfg.sampling.temperature)?;
+        let lp = teachers.logprobs(
+            domain,
+            batch,
+            &idx_t,
+            cfg.micro_batch,
+            cfg.sampling.temperature,
+        )?;
         tch::no_grad(|| {
             let mut t = teacher_logp.shallow_clone();
             let _ = t.index_copy_(0, &idx_t, &lp);
         });
     }
-    let teacher_s = teacher_start.elapsed().as_secs_f64();
+    Ok(teacher_logp)
+}
 
-    let num_tokens = generation.num_tokens();
-    let n = rows.len() as i64;
-    optimizer.zero_grad();
-    let mut adv_sum = vec![0.0f64; rows.len()];
-    let mut gated = vec![0.0f64; rows.len()];
-    let mut weight_sum = 0.0;
-    let mut entropy_sum = 0.0;
-    let mut train_tokens = 0.0;
-    let train_start = Instant::now();
-    let mut start_row = 0;
-    while start_row < n && num_tokens > 0 {
-        let len = micro.min(n - start_row);
+/// What the backward pass measured, per row where it says so.
+#[derive(Default)]
+struct PassFigures {
+    /// Per row: the sum of its tokens' advantages.
+    adv_sum: Vec<f64>,
+    /// Per row: how many of its tokens' importance weights were gated to 0.
+    gated: Vec<f64>,
+    weight_sum: f64,
+    entropy_sum: f64,
+    train_tokens: f64,
+}
+
+/// The MOPD loss of `batch`, backpropagated micro-batch by micro-batch; gradients
+/// accumulate in the student's parameters.
+fn backward_pass(
+    student: &Transformer,
+    generation: &Generation,
+    batch: &SequenceBatch,
+    teacher_logp: &Tensor,
+    cfg: &MopdConfig,
+    figures: &mut PassFigures,
+) {
+    let num_tokens = generation.num_tokens() as f64;
+    let n = generation.completion_ids.size()[0];
+    for (start_row, len) in micro_batches(n, cfg.micro_batch) {
         let part = batch.rows(start_row, len);
         let view = part.view();
         let sampling = generation.sampling_logprobs.narrow(0, start_row, len);
         let teacher = teacher_logp.narrow(0, start_row, len);
         let mask = part.completion_valid.to_kind(Kind::Float);
-        let loss = with_autocast(device, || {
+        let loss = with_autocast(student.device(), || {
             let (logp, entropy) = tempered_logprobs(student, &view, cfg.sampling.temperature);
-            entropy_sum += f64::try_from((entropy * &mask).sum(Kind::Float)).unwrap_or(0.0);
+            figures.entropy_sum += f64::try_from((entropy * &mask).sum(Kind::Float)).unwrap_or(0.0);
             tch::no_grad(|| {
-                let a = (mopd_advantage(&teacher, &logp) * &mask).sum_dim_intlist(
-                    -1,
-                    false,
-                    Kind::Float,
-                );
-                let a: Vec<f64> = Vec::try_from(a.to_kind(Kind::Double)).unwrap_or_default();
-                for (k, v) in a.into_iter().enumerate() {
-                    adv_sum[start_row as usize + k] = v;
-                }
-                let w = truncated_weights(&logp, &sampling, cfg.gate);
-                weight_sum += f64::try_from((&w * &mask).sum(Kind::Double)).unwrap_or(f64::NAN);
-                let g = (w.eq(0.0).to_kind(Kind::Float) * &mask).sum_dim_intlist(
-                    -1,
-                    false,
-                    Kind::Float,
-                );
-                let g: Vec<f64> = Vec::try_from(g.to_kind(Kind::Double)).unwrap_or_default();
-                for (k, v) in g.into_iter().enumerate() {
-                    gated[start_row as usize + k] = v;
-                }
+                let first = start_row as usize;
+                measure(&logp, &sampling, &teacher, &mask, cfg.gate, first, figures)
             });
             mopd_loss(
                 &logp,
@@ -219,47 +251,92 @@ pub fn mopd_step(
                 &teacher,
                 &part.completion_valid,
                 cfg.gate,
-                num_tokens as f64,
+                num_tokens,
             )
         });
         loss.backward();
-        train_tokens += part.valid_tokens();
-        start_row += len;
+        figures.train_tokens += part.valid_tokens();
     }
-    let grad_norm = optimizer.clip_grad_norm(cfg.max_grad_norm);
-    if num_tokens > 0 {
-        optimizer.step(lr);
+}
+
+/// A micro-batch's advantages and importance weights (rows from `first` on), for the
+/// metrics.
+fn measure(
+    logp: &Tensor,
+    sampling: &Tensor,
+    teacher: &Tensor,
+    mask: &Tensor,
+    gate: WeightGate,
+    first: usize,
+    figures: &mut PassFigures,
+) {
+    let per_row = |t: Tensor| -> Vec<f64> {
+        let sum = (t * mask).sum_dim_intlist(-1, false, Kind::Float);
+        Vec::try_from(sum.to_kind(Kind::Double)).unwrap_or_default()
+    };
+    for (k, v) in per_row(mopd_advantage(teacher, logp))
+        .into_iter()
+        .enumerate()
+    {
+        figures.adv_sum[first + k] = v;
     }
-    let train_s = train_start.elapsed().as_secs_f64();
+    let w = truncated_weights(logp, sampling, gate);
+    figures.weight_sum += f64::try_from((&w * mask).sum(Kind::Double)).unwrap_or(f64::NAN);
+    for (k, v) in per_row(w.eq(0.0).to_kind(Kind::Float))
+        .into_iter()
+        .enumerate()
+    {
+        figures.gated[first + k] = v;
+    }
+}
+
+struct StepTimes {
+    sample_s: f64,
+    train_s: f64,
+    teacher_s: f64,
+    start: Instant,
+}
+
+/// The step's figures: means per response token, overall and per domain.
+fn summarise(
+    generation: &Generation,
+    domain_rows: &BTreeMap<String, Vec<i64>>,
+    pass: &PassFigures,
+    grad_norm: f64,
+    lr: f64,
+    t: StepTimes,
+) -> MopdStats {
+    let num_tokens = generation.num_tokens();
+    let rows = generation.completions.len();
     let tokens = num_tokens.max(1) as f64;
     let mut by_domain = BTreeMap::new();
     let mut truncated_by_domain = BTreeMap::new();
-    for (domain, idx) in &domain_rows {
+    for (domain, idx) in domain_rows {
         let toks: usize = idx
             .iter()
             .map(|&i| generation.completions[i as usize].len())
             .sum();
         let toks = toks.max(1) as f64;
-        let sum: f64 = idx.iter().map(|&i| adv_sum[i as usize]).sum();
+        let sum: f64 = idx.iter().map(|&i| pass.adv_sum[i as usize]).sum();
         by_domain.insert(domain.clone(), sum / toks);
-        let cut: f64 = idx.iter().map(|&i| gated[i as usize]).sum();
+        let cut: f64 = idx.iter().map(|&i| pass.gated[i as usize]).sum();
         truncated_by_domain.insert(domain.clone(), cut / toks);
     }
-    Ok(MopdStats {
-        advantage_mean: adv_sum.iter().sum::<f64>() / tokens,
+    MopdStats {
+        advantage_mean: pass.adv_sum.iter().sum::<f64>() / tokens,
         advantage_mean_by_domain: by_domain,
-        truncated_share: gated.iter().sum::<f64>() / tokens,
+        truncated_share: pass.gated.iter().sum::<f64>() / tokens,
         truncated_share_by_domain: truncated_by_domain,
-        importance_weight_mean: weight_sum / tokens,
-        response_len_mean: num_tokens as f64 / rows.len().max(1) as f64,
-        entropy_mean: entropy_sum / tokens,
+        importance_weight_mean: pass.weight_sum / tokens,
+        response_len_mean: num_tokens as f64 / rows.max(1) as f64,
+        entropy_mean: pass.entropy_sum / tokens,
         grad_norm,
         lr,
-        sampling_tokens_per_s: num_tokens as f64 / sample_s.max(1e-9),
-        training_tokens_per_s: train_tokens / train_s.max(1e-9),
-        teacher_s,
-        step_s: start.elapsed().as_secs_f64(),
-    })
+        sampling_tokens_per_s: num_tokens as f64 / t.sample_s.max(1e-9),
+        training_tokens_per_s: pass.train_tokens / t.train_s.max(1e-9),
+        teacher_s: t.teacher_s,
+        step_s: t.start.elapsed().as_secs_f64(),
+    }
 }
 
 #[cfg(test)]

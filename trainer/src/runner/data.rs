@@ -4,11 +4,12 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use cascade_datasets::jsonl;
+use cascade_datasets::jsonl::{self, Numbered};
 use cascade_envs::{guard, EnvConfig, Environment, Registry, Sample};
 use serde_json::{Map, Value};
 
 use super::RunError;
+use crate::recipe::Recipe;
 use crate::tokenizer::TextTokenizer;
 
 /// One environment with its rows, their rendered prompts and the domain they count for.
@@ -16,6 +17,8 @@ pub struct EnvData {
     pub domain: String,
     pub env: Arc<dyn Environment>,
     pub rows: Vec<Sample>,
+    /// Each row's 1-based line in its dataset file (for errors).
+    pub lines: Vec<usize>,
     pub prompts: Vec<Vec<i64>>,
     pub weight: f64,
     /// SFT stages: each row's reference response as token ids, end-of-turn appended;
@@ -45,12 +48,18 @@ impl EnvData {
 }
 
 /// Reads `path` (JSONL) with the shared reader, keeping at most `limit` rows (lines
-/// after the limit are not read); errors name the file and line.
-pub fn read_rows(path: &Path, limit: Option<usize>) -> Result<Vec<Sample>, RunError> {
+/// after the limit are not read), each with its line number; errors name the file
+/// and line.
+pub fn read_rows(path: &Path, limit: Option<usize>) -> Result<Vec<Numbered<Sample>>, RunError> {
     let file = path.display().to_string();
     let rows = jsonl::lines(jsonl::open(path)?, &file)
         .take(limit.unwrap_or(usize::MAX))
-        .map(|row| row.map(|r| Sample::new(r.value)))
+        .map(|row| {
+            row.map(|r| Numbered {
+                line: r.line,
+                value: Sample::new(r.value),
+            })
+        })
         .collect::<Result<Vec<_>, _>>()?;
     if rows.is_empty() {
         return Err(RunError::Dataset {
@@ -102,12 +111,15 @@ pub fn load_env_data(
     weight: f64,
 ) -> Result<EnvData, RunError> {
     let env = make_env(registry, name, config, dataset)?;
-    let rows = read_rows(dataset, limit)?;
+    let (lines, rows): (Vec<usize>, Vec<Sample>) = read_rows(dataset, limit)?
+        .into_iter()
+        .map(|r| (r.line, r.value))
+        .unzip();
     let mut prompts = Vec::with_capacity(rows.len());
-    for (i, row) in rows.iter().enumerate() {
+    for (row, &line) in rows.iter().zip(&lines) {
         let messages = env.prompt(row).map_err(|e| RunError::Dataset {
             path: dataset.to_path_buf(),
-            line: i + 1,
+            line,
             message: e.to_string(),
         })?;
         let text = tokenizer.render_chat(&messages, enable_thinking)?;
@@ -117,10 +129,59 @@ pub fn load_env_data(
         domain: domain.to_owned(),
         env,
         rows,
+        lines,
         prompts,
         weight,
         targets: Vec::new(),
     })
+}
+
+/// Every eval set's data (in [`Recipe::eval_sets`] order), and each running stage's
+/// environments' data (SFT stages: with their reference responses).
+pub fn load_run_data(
+    recipe: &Recipe,
+    registry: &Registry,
+    tokenizer: &TextTokenizer,
+) -> Result<(Vec<EnvData>, Vec<Vec<EnvData>>), RunError> {
+    let thinking = recipe.run.enable_thinking;
+    let mut evals = Vec::new();
+    for (_, e) in recipe.eval_sets() {
+        evals.push(load_env_data(
+            registry,
+            tokenizer,
+            thinking,
+            e.env_name(),
+            &e.domain,
+            &e.config,
+            &recipe.resolve(&e.dataset),
+            e.limit,
+            1.0,
+        )?);
+    }
+    let mut stages = Vec::new();
+    for s in recipe.active_stages() {
+        let mut envs = Vec::new();
+        for e in &s.common().envs {
+            let dataset = recipe.resolve(&e.dataset);
+            let mut env_data = load_env_data(
+                registry,
+                tokenizer,
+                thinking,
+                &e.name,
+                e.domain(),
+                &e.config,
+                &dataset,
+                None,
+                e.weight,
+            )?;
+            if let Some(field) = &e.target {
+                load_targets(&mut env_data, tokenizer, field, &dataset)?;
+            }
+            envs.push(env_data);
+        }
+        stages.push(envs);
+    }
+    Ok((evals, stages))
 }
 
 /// Reads each row's reference response from field `field` (a string) and encodes it,
@@ -133,10 +194,10 @@ pub fn load_targets(
 ) -> Result<(), RunError> {
     let end = tokenizer.stop_ids.first().copied();
     let mut targets = Vec::with_capacity(data.rows.len());
-    for (i, row) in data.rows.iter().enumerate() {
+    for (row, &line) in data.rows.iter().zip(&data.lines) {
         let text = row.str_field(field).map_err(|e| RunError::Dataset {
             path: dataset.to_path_buf(),
-            line: i + 1,
+            line,
             message: format!("SFT target: {e}"),
         })?;
         let mut ids = tokenizer.encode(text)?;
@@ -178,6 +239,7 @@ mod tests {
             domain: "faulty".into(),
             env: Arc::new(Faulty),
             rows: vec![Sample::new(serde_json::json!({"id": "r"}))],
+            lines: vec![1],
             prompts: vec![vec![1]],
             weight: 1.0,
             targets: Vec::new(),
@@ -192,12 +254,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("rows.jsonl");
         std::fs::write(&path, "{\"id\":\"a\"}\n\n{\"id\":\"b\"}\n{bad\n").unwrap();
-        let ids = |rows: Vec<Sample>| {
+        let ids = |rows: Vec<Numbered<Sample>>| {
             rows.iter()
-                .map(|r| r.id().unwrap().to_owned())
+                .map(|r| (r.line, r.value.id().unwrap().to_owned()))
                 .collect::<Vec<_>>()
         };
-        assert_eq!(ids(read_rows(&path, Some(2)).unwrap()), ["a", "b"]);
+        assert_eq!(
+            ids(read_rows(&path, Some(2)).unwrap()),
+            [(1, "a".to_owned()), (3, "b".to_owned())]
+        );
         let err = read_rows(&path, None).unwrap_err().to_string();
         assert!(err.contains("rows.jsonl:4: malformed JSON"), "{err}");
         std::fs::write(&path, "\n").unwrap();
@@ -205,5 +270,39 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("no rows"));
+    }
+
+    #[test]
+    fn a_bad_prompt_or_target_is_named_by_its_file_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rows.jsonl");
+        // Line 4 (after a blank line) has no `problem`; then line 4 has no `solution`.
+        std::fs::write(
+            &path,
+            "{\"id\":\"a\",\"problem\":\"1+1\",\"answer\":\"2\"}\n\n{\"id\":\"b\",\"problem\":\"2+2\",\"answer\":\"4\"}\n{\"id\":\"c\"}\n",
+        )
+        .unwrap();
+        let registry = Registry::discover().unwrap();
+        let chatml = crate::toy::assets_dir().with_file_name("tiny-chatml");
+        let tokenizer = TextTokenizer::load(&chatml).unwrap();
+        let table = toml::Table::new();
+        let load = || {
+            load_env_data(
+                &registry, &tokenizer, None, "math", "math", &table, &path, None, 1.0,
+            )
+        };
+        let err = load().err().expect("row c has no problem").to_string();
+        assert!(err.contains("rows.jsonl:4:"), "{err}");
+        std::fs::write(
+            &path,
+            "{\"id\":\"a\",\"problem\":\"1+1\",\"solution\":\"2\"}\n\n\n{\"id\":\"b\",\"problem\":\"2+2\"}\n",
+        )
+        .unwrap();
+        let mut data = load().expect("prompts render");
+        assert_eq!(data.lines, [1, 4]);
+        let err = load_targets(&mut data, &tokenizer, "solution", &path)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("rows.jsonl:4: SFT target"), "{err}");
     }
 }

@@ -15,25 +15,28 @@
 pub mod checkpoint;
 pub mod data;
 pub mod evaluate;
+mod grpo;
+mod mopd;
 pub mod plots;
 pub mod record;
+pub mod resume;
+mod run;
+mod sft;
 pub mod stage;
 
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use cascade_envs::Registry;
-use tch::Kind;
 use thiserror::Error;
 
 use crate::metrics::MetricsLog;
-use crate::model::{ModelConfig, ModelError, Transformer};
-use crate::mopd::{select_teachers, TeacherError};
-use crate::recipe::{Algorithm, Recipe, RecipeError};
+use crate::model::ModelError;
+use crate::mopd::TeacherError;
+use crate::recipe::{Recipe, RecipeError, StageSpec};
 use crate::tokenizer::{TextTokenizer, TokenizerError};
-use data::{load_env_data, EnvData};
-use record::{RunRecord, StageRecord};
+use record::RunRecord;
+use resume::plan_resume;
 
 #[derive(Debug, Error)]
 pub enum RunError {
@@ -87,18 +90,6 @@ pub struct RunOptions {
     pub resume: Resume,
 }
 
-fn load_base(recipe: &Recipe, device: tch::Device) -> Result<Transformer, RunError> {
-    let dir = recipe.resolve(&recipe.run.model);
-    let mut model = if recipe.run.init == "random" {
-        let config = ModelConfig::from_file(&dir.join("config.json"))?;
-        Transformer::random(config, device, Kind::Float, recipe.run.seed as i64)?
-    } else {
-        Transformer::load(&dir, device, Kind::Float)?
-    };
-    model.set_source_dir(&recipe.tokenizer_dir());
-    Ok(model)
-}
-
 /// Runs `recipe` (validated first) into `opts.output`, printing tables to `out`.
 pub fn run(
     recipe: &Recipe,
@@ -107,6 +98,51 @@ pub fn run(
     out: &mut dyn Write,
 ) -> Result<RunRecord, RunError> {
     recipe.validate(registry)?;
+    let device = prepare_device(recipe)?;
+    let tokenizer = TextTokenizer::load(&recipe.tokenizer_dir())?;
+    // Every dataset is read and every prompt rendered before any training.
+    let (evals, stage_data) = data::load_run_data(recipe, registry, &tokenizer)?;
+    let output = &opts.output;
+    std::fs::create_dir_all(output.join("checkpoints")).map_err(|e| RunError::io(output, e))?;
+    let stages: Vec<&StageSpec> = recipe.active_stages().collect();
+    let names: Vec<&str> = stages.iter().map(|s| s.name()).collect();
+    let mut record = RunRecord::load(&output.join("evals.json"))?;
+    let saved = |stage: &str| {
+        checkpoint::checkpoint_dir(output, stage)
+            .join("config.json")
+            .exists()
+    };
+    let plan = plan_resume(
+        &opts.resume,
+        &names,
+        &record,
+        saved,
+        &output.display().to_string(),
+    )?;
+    record.stages.truncate(plan.keep_records);
+    let metrics = output.join("metrics.jsonl");
+    let log = MetricsLog::open(&metrics, &plan.done).map_err(|e| RunError::io(&metrics, e))?;
+    let mut run = run::Run {
+        recipe,
+        tokenizer: &tokenizer,
+        device,
+        output,
+        evals: &evals,
+        record,
+        log,
+        out,
+    };
+    let mut policy = run.start_policy(plan.done.last())?;
+    run.record_base(&policy)?;
+    policy.set_trainable(true);
+    for (index, data) in stage_data.iter().enumerate().skip(plan.done.len()) {
+        run.stage(index, &stages, &mut policy, data)?;
+    }
+    Ok(run.record)
+}
+
+/// libtorch's thread count and the device the recipe asks for.
+fn prepare_device(recipe: &Recipe) -> Result<tch::Device, RunError> {
     if let Some(threads) = recipe.run.threads {
         tch::set_num_threads(threads);
     }
@@ -118,241 +154,5 @@ pub fn run(
             key: "run.device".into(),
             message: "no GPU".into(),
         })?;
-    let tokenizer = TextTokenizer::load(&recipe.tokenizer_dir())?;
-    let thinking = recipe.run.enable_thinking;
-    // Every dataset is read and every prompt rendered before any training.
-    let mut evals: Vec<EnvData> = Vec::new();
-    for (_, e) in recipe.eval_sets() {
-        evals.push(load_env_data(
-            registry,
-            &tokenizer,
-            thinking,
-            e.env_name(),
-            &e.domain,
-            &e.config,
-            &recipe.resolve(&e.dataset),
-            e.limit,
-            1.0,
-        )?);
-    }
-    let mut stage_data: Vec<Vec<EnvData>> = Vec::new();
-    for s in recipe.active_stages() {
-        let mut envs = Vec::new();
-        for e in &s.envs {
-            let dataset = recipe.resolve(&e.dataset);
-            let mut env_data = load_env_data(
-                registry,
-                &tokenizer,
-                thinking,
-                &e.name,
-                e.domain(),
-                &e.config,
-                &dataset,
-                None,
-                e.weight,
-            )?;
-            if let Some(field) = &e.target {
-                data::load_targets(&mut env_data, &tokenizer, field, &dataset)?;
-            }
-            envs.push(env_data);
-        }
-        stage_data.push(envs);
-    }
-
-    let output = &opts.output;
-    std::fs::create_dir_all(output.join("checkpoints")).map_err(|e| RunError::io(output, e))?;
-    let stages: Vec<_> = recipe.active_stages().collect();
-    let mut record = RunRecord::load(&output.join("evals.json"))?;
-    let done: Vec<String> = match &opts.resume {
-        Resume::Fresh => {
-            if !record.stages.is_empty() {
-                return Err(RunError::Resume(format!(
-                    "{} already holds a run; pass --resume or another --output",
-                    output.display()
-                )));
-            }
-            Vec::new()
-        }
-        Resume::Last | Resume::From(_) => {
-            let mut done = Vec::new();
-            for (k, r) in record.stages.iter().skip(1).enumerate() {
-                let expected = stages.get(k).map(|s| s.name.as_str());
-                if expected != Some(r.stage.as_str())
-                    || !checkpoint::checkpoint_dir(output, &r.stage)
-                        .join("config.json")
-                        .exists()
-                {
-                    break;
-                }
-                done.push(r.stage.clone());
-            }
-            if let Resume::From(name) = &opts.resume {
-                let pos = stages
-                    .iter()
-                    .position(|s| &s.name == name)
-                    .ok_or_else(|| RunError::Resume(format!("no stage `{name}` in the recipe")))?;
-                if pos > done.len() {
-                    return Err(RunError::Resume(format!(
-                        "stage `{name}` cannot restart: stage `{}` before it has not completed",
-                        stages[done.len()].name
-                    )));
-                }
-                done.truncate(pos);
-            }
-            done
-        }
-    };
-    record.stages.truncate(if record.stages.is_empty() {
-        0
-    } else {
-        1 + done.len()
-    });
-    let mut log = MetricsLog::open(&output.join("metrics.jsonl"), &done)
-        .map_err(|e| RunError::io(&output.join("metrics.jsonl"), e))?;
-
-    let base_dir = if recipe.run.init == "random" {
-        checkpoint::checkpoint_dir(output, "base")
-    } else {
-        recipe.resolve(&recipe.run.model)
-    };
-    let mut policy = match done.last() {
-        Some(last) => {
-            let mut m = Transformer::load(
-                &checkpoint::checkpoint_dir(output, last),
-                device,
-                Kind::Float,
-            )?;
-            m.set_source_dir(&recipe.tokenizer_dir());
-            m
-        }
-        None => load_base(recipe, device)?,
-    };
-    if recipe.run.init == "random" && !base_dir.join("config.json").exists() {
-        checkpoint::save_atomic(&policy, output, "base", &recipe.tokenizer_dir())?;
-    }
-    if record.stages.is_empty() {
-        let scores = evaluate_all(&policy, &tokenizer, &evals, recipe.run.eval_max_new_tokens);
-        record.stages.push(StageRecord {
-            stage: "base".into(),
-            algorithm: "base".into(),
-            scores,
-            teachers: BTreeMap::new(),
-        });
-        record.save(output)?;
-        let _ = writeln!(out, "{}", record.table());
-    }
-    policy.set_trainable(true);
-
-    for (index, stage) in stages.iter().enumerate().skip(done.len()) {
-        let _ = writeln!(
-            out,
-            "== stage {} ({}) : {} steps",
-            stage.name,
-            stage.algorithm.as_str(),
-            stage.steps
-        );
-        let start_dir = if index == 0 {
-            base_dir.clone()
-        } else {
-            checkpoint::checkpoint_dir(output, &stages[index - 1].name)
-        };
-        let mut ctx = stage::StageContext {
-            tokenizer: &tokenizer,
-            seed: recipe.run.seed,
-            stage_index: index,
-            log: &mut log,
-        };
-        let mut teachers_used = BTreeMap::new();
-        match stage.algorithm {
-            Algorithm::Sft => stage::run_sft(&mut ctx, stage, &policy, &stage_data[index])?,
-            Algorithm::Grpo => {
-                let reference = if stage.kl > 0.0 {
-                    Some(Transformer::load(&start_dir, device, Kind::Float)?)
-                } else {
-                    None
-                };
-                stage::run_grpo(
-                    &mut ctx,
-                    stage,
-                    &policy,
-                    reference.as_ref(),
-                    &stage_data[index],
-                )?;
-            }
-            Algorithm::Mopd => {
-                let earlier: Vec<(String, BTreeMap<String, f64>)> = record
-                    .stages
-                    .iter()
-                    .map(|s| (s.stage.clone(), s.scores.clone()))
-                    .collect();
-                let mut domains: Vec<String> =
-                    stage.envs.iter().map(|e| e.domain().to_owned()).collect();
-                domains.sort();
-                domains.dedup();
-                let chosen = select_teachers(&stage.name, &domains, &earlier, &stage.teachers)?;
-                let mut paths = BTreeMap::new();
-                for (domain, choice) in &chosen {
-                    let dir = if choice.stage == "base" {
-                        base_dir.clone()
-                    } else {
-                        checkpoint::checkpoint_dir(output, &choice.stage)
-                    };
-                    paths.insert(domain.clone(), dir);
-                    teachers_used.insert(domain.clone(), choice.stage.clone());
-                }
-                let _ = writeln!(out, "   teachers: {teachers_used:?}");
-                stage::run_mopd(
-                    &mut ctx,
-                    stage,
-                    &policy,
-                    &stage_data[index],
-                    paths,
-                    &teachers_used,
-                    recipe.run.keep_teachers_loaded,
-                )?;
-            }
-        }
-        checkpoint::save_atomic(&policy, output, &stage.name, &recipe.tokenizer_dir())?;
-        // Continue from exactly what was saved, as a resumed run would.
-        policy.round_to_saved_dtype();
-        let scores = evaluate_all(&policy, &tokenizer, &evals, recipe.run.eval_max_new_tokens);
-        record.stages.push(StageRecord {
-            stage: stage.name.clone(),
-            algorithm: stage.algorithm.as_str().into(),
-            scores,
-            teachers: teachers_used,
-        });
-        record.save(output)?;
-        let metrics = read_metrics(&output.join("metrics.jsonl"));
-        if let Err(e) = plots::draw(&output.join("plots"), &metrics, &record) {
-            let _ = writeln!(out, "   (plots not drawn: {e})");
-        }
-        let _ = writeln!(out, "{}", record.table());
-    }
-    Ok(record)
-}
-
-fn evaluate_all(
-    policy: &Transformer,
-    tokenizer: &TextTokenizer,
-    evals: &[EnvData],
-    max_new_tokens: usize,
-) -> BTreeMap<String, f64> {
-    evals
-        .iter()
-        .map(|d| {
-            (
-                d.domain.clone(),
-                evaluate::evaluate(policy, tokenizer, d, max_new_tokens),
-            )
-        })
-        .collect()
-}
-
-fn read_metrics(path: &Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
+    Ok(device)
 }

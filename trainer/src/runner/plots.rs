@@ -6,12 +6,13 @@
 //! `trainer/assets/fonts/`), so the plots look the same on every machine and need no
 //! system fonts at run time.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 use serde_json::Value;
+use thiserror::Error;
 
 use super::record::RunRecord;
 
@@ -31,24 +32,49 @@ const COLOURS: [RGBColor; 8] = [
 const FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-subset.ttf");
 const FAMILY: &str = "sans-serif";
 
+/// Why a plot was not drawn (reported by the runner, never fatal to a run).
+#[derive(Debug, Error)]
+pub enum PlotError {
+    #[error("the embedded font does not parse")]
+    Font,
+    #[error("cannot create {path}: {source}")]
+    Folder {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: {message}")]
+    Draw { path: PathBuf, message: String },
+}
+
 /// Registers the embedded font once per process as plotters' `sans-serif`.
-fn register_font() -> Result<(), String> {
+fn register_font() -> Result<(), PlotError> {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
     let ok = *REGISTERED
         .get_or_init(|| plotters::style::register_font(FAMILY, FontStyle::Normal, FONT).is_ok());
     if ok {
         Ok(())
     } else {
-        Err("the embedded font does not parse".into())
+        Err(PlotError::Font)
     }
 }
 
 /// Draws both plots into `dir`; plotting problems are reported, never fatal to a run.
-pub fn draw(dir: &Path, metrics: &[Value], record: &RunRecord) -> Result<(), String> {
+pub fn draw(dir: &Path, metrics: &[Value], record: &RunRecord) -> Result<(), PlotError> {
     register_font()?;
-    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    reward_plot(&dir.join("reward.png"), metrics).map_err(|e| e.to_string())?;
-    eval_plot(&dir.join("evals.png"), record).map_err(|e| e.to_string())
+    std::fs::create_dir_all(dir).map_err(|source| PlotError::Folder {
+        path: dir.to_owned(),
+        source,
+    })?;
+    let drawn = |path: PathBuf, result: Result<(), Box<dyn std::error::Error>>| {
+        result.map_err(|e| PlotError::Draw {
+            message: e.to_string(),
+            path,
+        })
+    };
+    let reward = dir.join("reward.png");
+    drawn(reward.clone(), reward_plot(&reward, metrics))?;
+    let evals = dir.join("evals.png");
+    drawn(evals.clone(), eval_plot(&evals, record))
 }
 
 /// One point per metrics line: its stage, algorithm and the plotted figure.
@@ -214,7 +240,7 @@ mod tests {
             .collect();
         let stage = |name: &str, v: f64| StageRecord {
             stage: name.into(),
-            algorithm: "grpo".into(),
+            algorithm: Some(crate::recipe::Algorithm::Grpo),
             scores: BTreeMap::from([("math".to_owned(), v), ("ifeval".to_owned(), 1.0 - v)]),
             teachers: BTreeMap::new(),
         };

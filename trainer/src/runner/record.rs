@@ -9,14 +9,44 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::RunError;
+use crate::recipe::Algorithm;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StageRecord {
     pub stage: String,
-    pub algorithm: String,
+    /// The stage's algorithm; `None` for the base model (written `"base"`).
+    #[serde(with = "base_or_algorithm")]
+    pub algorithm: Option<Algorithm>,
     pub scores: BTreeMap<String, f64>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub teachers: BTreeMap<String, String>,
+}
+
+impl StageRecord {
+    /// The algorithm's name, `base` for the base model.
+    pub fn algorithm_name(&self) -> &'static str {
+        self.algorithm.map_or("base", Algorithm::as_str)
+    }
+}
+
+/// `evals.json`'s `algorithm` field: an algorithm's name, or `base` for the base model.
+mod base_or_algorithm {
+    use serde::de::IntoDeserializer;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use crate::recipe::Algorithm;
+
+    pub fn serialize<S: Serializer>(a: &Option<Algorithm>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(a.map_or("base", Algorithm::as_str))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Algorithm>, D::Error> {
+        let name = String::deserialize(d)?;
+        if name == "base" {
+            return Ok(None);
+        }
+        Algorithm::deserialize(name.as_str().into_deserializer()).map(Some)
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -70,7 +100,7 @@ impl RunRecord {
                         .unwrap_or_default()
                 })
                 .collect();
-            csv += &format!("{},{},{}\n", s.stage, s.algorithm, cells.join(","));
+            csv += &format!("{},{},{}\n", s.stage, s.algorithm_name(), cells.join(","));
         }
         write_atomic(&dir.join("evals.csv"), csv.as_bytes())
     }
@@ -92,7 +122,7 @@ impl RunRecord {
         out.push('\n');
         let mut prev: Option<&StageRecord> = None;
         for s in &self.stages {
-            out += &format!("{:width$}  {:9}", s.stage, s.algorithm);
+            out += &format!("{:width$}  {:9}", s.stage, s.algorithm_name());
             for d in &domains {
                 let cell = match (s.scores.get(d), prev.and_then(|p| p.scores.get(d))) {
                     (Some(v), Some(p)) => format!("{v:.3} ({:+.3})", v - p),

@@ -8,7 +8,7 @@
 //! (scored concurrently), p50/p99 latency, the cold-start cost, and the measured
 //! fuel-per-second rate (the calibration behind `FUEL_PER_SECOND`).
 //!
-//! `cargo bench -p cascade-sandboxes --bench sandbox_throughput`
+//! `cargo bench --workspace --bench sandbox_throughput`
 //! Environment: `CASCADE_BENCH_RUNTIME=cpython-3.12` picks the other Python runtime;
 //! `CASCADE_BENCH_ONLY=humaneval|python|c|cpp` runs one workload.
 

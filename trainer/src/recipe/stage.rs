@@ -1,0 +1,231 @@
+//! `[[stage]]` tables, one type per `algorithm`: each holds only the keys its
+//! algorithm reads (the shared ones in [`StageCommon`], the sampling ones in
+//! [`Rollout`]), so a key of another algorithm, an SFT stage's `group_size` say, is an
+//! unknown key, refused with its path (`stage[0].group_size`). Each type validates its
+//! own values (see `validate.rs`).
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use super::{invalid, Algorithm, EvalSet, RecipeError, StageEnv};
+use crate::grpo::step::Unfinished;
+use crate::grpo::Baseline;
+use crate::optim::Decay;
+
+/// One `[[stage]]`, by its `algorithm` key.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "algorithm", rename_all = "lowercase")]
+pub enum StageSpec {
+    Sft(SftStage),
+    Grpo(GrpoStage),
+    Mopd(MopdStage),
+}
+
+/// Keys no field of the stage's type took: refused by [`StageSpec::check_keys`].
+/// (`deny_unknown_fields` does not combine with `flatten`, hence this catch-all.)
+type UnknownKeys = BTreeMap<String, toml::Value>;
+
+/// The keys every stage has: name, length, learning-rate schedule, optimizer,
+/// environments and eval sets.
+#[derive(Debug, Clone, Deserialize)]
+pub struct StageCommon {
+    pub name: String,
+    /// Listed for the published order but not run (its environments are not built).
+    #[serde(default)]
+    pub skip: bool,
+    // `steps`, `lr` and `prompts_per_step` are needed, but checked when validating
+    // rather than while parsing: a misspelt key is then reported as unknown, by name,
+    // instead of its intended key as missing.
+    #[serde(default)]
+    pub steps: usize,
+    #[serde(default)]
+    pub lr: f64,
+    /// Prompts drawn per step (SFT: rows per step).
+    #[serde(default)]
+    pub prompts_per_step: usize,
+    #[serde(default)]
+    pub warmup_steps: usize,
+    #[serde(default)]
+    pub warmup_start_lr: f64,
+    #[serde(default)]
+    pub decay: Decay,
+    #[serde(default)]
+    pub min_lr: f64,
+    #[serde(default = "one")]
+    pub max_grad_norm: f64,
+    #[serde(default)]
+    pub weight_decay: f64,
+    #[serde(default, rename = "env")]
+    pub envs: Vec<StageEnv>,
+    /// This stage's own eval sets; they join the run's (see the module docs).
+    #[serde(default, rename = "eval")]
+    pub evals: Vec<EvalSet>,
+}
+
+/// The sampling keys of the stages that sample (GRPO, MOPD).
+#[derive(Debug, Clone, Deserialize)]
+pub struct Rollout {
+    /// Responses sampled per prompt.
+    #[serde(default)]
+    pub group_size: usize,
+    /// Sampling cap.
+    #[serde(default)]
+    pub max_new_tokens: usize,
+    #[serde(default = "one")]
+    pub temperature: f64,
+    #[serde(default = "one")]
+    pub top_p: f64,
+    /// Rows per forward/backward; 0 = the whole batch at once.
+    #[serde(default)]
+    pub micro_batch: usize,
+}
+
+impl Rollout {
+    /// Rows per forward/backward pass for `prompts` prompts.
+    pub fn micro_batch_rows(&self, prompts: usize) -> usize {
+        if self.micro_batch == 0 {
+            prompts * self.group_size
+        } else {
+            self.micro_batch
+        }
+    }
+}
+
+/// `algorithm = "sft"`: supervised steps on each env's `target` field; it does not
+/// sample, and the whole batch takes one forward/backward.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SftStage {
+    #[serde(flatten)]
+    pub common: StageCommon,
+    #[serde(flatten)]
+    unknown: UnknownKeys,
+}
+
+/// `algorithm = "grpo"`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct GrpoStage {
+    #[serde(flatten)]
+    pub common: StageCommon,
+    #[serde(flatten)]
+    pub rollout: Rollout,
+    #[serde(default = "default_clip")]
+    pub epsilon_low: f64,
+    #[serde(default = "default_clip")]
+    pub epsilon_high: f64,
+    /// β of the k3 KL penalty against the stage's starting model; 0 = none.
+    #[serde(default)]
+    pub kl: f64,
+    /// Drop groups whose rewards are all equal (dynamic filtering).
+    #[serde(default)]
+    pub filter_zero_variance: bool,
+    /// DAPO-style dynamic sampling. Groups without signal are replaced: the step
+    /// keeps drawing `prompts_per_step` more prompts (from the same policy, so still
+    /// on-policy) until it has `prompts_per_step` groups with signal, at most
+    /// `refill_rounds` extra times; it trains on the groups with signal only.
+    #[serde(default)]
+    pub refill: bool,
+    /// The cap on extra draws per step when `refill` is on.
+    #[serde(default = "default_refill_rounds")]
+    pub refill_rounds: usize,
+    #[serde(default)]
+    pub baseline: Baseline,
+    #[serde(default = "yes")]
+    pub scale_by_std: bool,
+    #[serde(default)]
+    pub unfinished: Unfinished,
+    #[serde(flatten)]
+    unknown: UnknownKeys,
+}
+
+/// `algorithm = "mopd"`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct MopdStage {
+    #[serde(flatten)]
+    pub common: StageCommon,
+    #[serde(flatten)]
+    pub rollout: Rollout,
+    /// Domain → `base` or an earlier stage's name.
+    #[serde(default)]
+    pub teachers: BTreeMap<String, String>,
+    #[serde(flatten)]
+    unknown: UnknownKeys,
+}
+
+pub(super) fn one() -> f64 {
+    1.0
+}
+fn default_clip() -> f64 {
+    0.2
+}
+fn default_refill_rounds() -> usize {
+    4
+}
+fn yes() -> bool {
+    true
+}
+
+/// Keys of the stages that sample: on an SFT stage, more likely a stage declared with
+/// the wrong algorithm than a typo, so the refusal says so.
+const SAMPLING_KEYS: [&str; 6] = [
+    "group_size",
+    "max_new_tokens",
+    "temperature",
+    "top_p",
+    "micro_batch",
+    "kl",
+];
+
+impl StageSpec {
+    pub fn common(&self) -> &StageCommon {
+        match self {
+            StageSpec::Sft(s) => &s.common,
+            StageSpec::Grpo(s) => &s.common,
+            StageSpec::Mopd(s) => &s.common,
+        }
+    }
+
+    pub fn common_mut(&mut self) -> &mut StageCommon {
+        match self {
+            StageSpec::Sft(s) => &mut s.common,
+            StageSpec::Grpo(s) => &mut s.common,
+            StageSpec::Mopd(s) => &mut s.common,
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.common().name
+    }
+
+    pub fn algorithm(&self) -> Algorithm {
+        match self {
+            StageSpec::Sft(_) => Algorithm::Sft,
+            StageSpec::Grpo(_) => Algorithm::Grpo,
+            StageSpec::Mopd(_) => Algorithm::Mopd,
+        }
+    }
+
+    fn unknown(&self) -> &UnknownKeys {
+        match self {
+            StageSpec::Sft(s) => &s.unknown,
+            StageSpec::Grpo(s) => &s.unknown,
+            StageSpec::Mopd(s) => &s.unknown,
+        }
+    }
+
+    /// Refuses the first key (in key order) that stage `index`'s algorithm does not read.
+    pub(super) fn check_keys(&self, index: usize) -> Result<(), RecipeError> {
+        let Some(key) = self.unknown().keys().next() else {
+            return Ok(());
+        };
+        let algorithm = self.algorithm().as_str();
+        let mut message = format!(
+            "unknown field `{key}` for a `{algorithm}` stage (stage `{}`)",
+            self.name()
+        );
+        if self.algorithm() == Algorithm::Sft && SAMPLING_KEYS.contains(&key.as_str()) {
+            message += ": SFT stages do not sample; remove the key or use `grpo`/`mopd`";
+        }
+        Err(invalid(format!("stage[{index}].{key}"), message))
+    }
+}

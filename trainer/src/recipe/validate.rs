@@ -1,0 +1,342 @@
+//! [`Recipe::validate`]: every check that can fail before training, each stage type
+//! checking its own keys, every error naming its key path.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use cascade_envs::Registry;
+
+use super::stage::{GrpoStage, MopdStage, Rollout, StageCommon, StageSpec};
+use super::{invalid, Algorithm, Init, Recipe, RecipeError, StageEnv};
+use crate::device::DeviceChoice;
+
+/// Builds the key paths of stage `index` (`stage[3].lr`).
+#[derive(Clone, Copy)]
+struct StageKey(usize);
+
+impl StageKey {
+    fn of(self, k: &str) -> String {
+        format!("stage[{}].{k}", self.0)
+    }
+}
+
+/// What a stage's checks need from the rest of the recipe.
+struct Context<'a> {
+    recipe: &'a Recipe,
+    registry: &'a Registry,
+    /// `base` and the running stages before this one (possible MOPD teachers).
+    earlier: &'a [&'a str],
+    /// Every evaluated domain.
+    domains: &'a BTreeSet<String>,
+}
+
+fn positive(key: String, v: f64) -> Result<(), RecipeError> {
+    if v > 0.0 && v.is_finite() {
+        Ok(())
+    } else {
+        Err(invalid(key, format!("must be positive, got {v}")))
+    }
+}
+
+fn non_negative(key: StageKey, values: &[(f64, &str)]) -> Result<(), RecipeError> {
+    for &(v, k) in values {
+        if !(v >= 0.0 && v.is_finite()) {
+            return Err(invalid(key.of(k), format!("must be ≥ 0, got {v}")));
+        }
+    }
+    Ok(())
+}
+
+fn at_least_one(key: StageKey, v: usize, k: &str) -> Result<(), RecipeError> {
+    if v == 0 {
+        return Err(invalid(key.of(k), "must be at least 1"));
+    }
+    Ok(())
+}
+
+impl Recipe {
+    /// Every check that can fail before training: settings in range, names unique,
+    /// environments known to `registry`, datasets and the base checkpoint present,
+    /// MOPD teachers resolvable.
+    pub fn validate(&self, registry: &Registry) -> Result<(), RecipeError> {
+        self.validate_run()?;
+        let domains = self.validate_evals(registry)?;
+        if self.active_stages().next().is_none() {
+            return Err(invalid("stage", "the recipe has no stages to run"));
+        }
+        let mut earlier: Vec<&str> = vec!["base"];
+        let mut names = BTreeSet::new();
+        for (i, s) in self.stages.iter().enumerate() {
+            let key = StageKey(i);
+            check_name(key, s.name())?;
+            if !names.insert(s.name()) {
+                return Err(invalid(
+                    key.of("name"),
+                    format!("stage `{}` appears twice", s.name()),
+                ));
+            }
+            if s.common().skip {
+                continue;
+            }
+            let ctx = Context {
+                recipe: self,
+                registry,
+                earlier: &earlier,
+                domains: &domains,
+            };
+            s.validate(key, &ctx)?;
+            earlier.push(s.name());
+        }
+        Ok(())
+    }
+
+    /// `[run]`: the base checkpoint, tokenizer and device.
+    fn validate_run(&self) -> Result<(), RecipeError> {
+        let model = self.resolve(&self.run.model);
+        if !model.join("config.json").exists() {
+            return Err(invalid(
+                "run.model",
+                format!("no config.json in {}", model.display()),
+            ));
+        }
+        if self.run.init == Init::Checkpoint
+            && !model.join(crate::model::weights::SINGLE_FILE).exists()
+            && !model.join(crate::model::weights::INDEX_FILE).exists()
+        {
+            return Err(invalid("run.model", format!("missing checkpoint file: no model.safetensors or model.safetensors.index.json in {}", model.display())));
+        }
+        if !self.tokenizer_dir().join("tokenizer.json").exists() {
+            return Err(invalid(
+                "run.tokenizer",
+                format!("no tokenizer.json in {}", self.tokenizer_dir().display()),
+            ));
+        }
+        if self.run.device == DeviceChoice::Cuda && !tch::Cuda::is_available() {
+            return Err(invalid(
+                "run.device",
+                "`cuda` asked for but libtorch sees no GPU",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The scored eval sets: one per domain, known environments, datasets present.
+    /// Returns the evaluated domains.
+    fn validate_evals(&self, registry: &Registry) -> Result<BTreeSet<String>, RecipeError> {
+        let mut declared: BTreeMap<String, String> = BTreeMap::new();
+        for (key, e) in self.eval_sets() {
+            if e.domain.is_empty() {
+                return Err(invalid(format!("{key}.domain"), "must not be empty"));
+            }
+            if let Some(first) = declared.insert(e.domain.clone(), key.clone()) {
+                return Err(invalid(
+                    format!("{key}.domain"),
+                    format!(
+                        "`{}` is already evaluated by `{first}`; a domain has one eval set",
+                        e.domain
+                    ),
+                ));
+            }
+            check_env(registry, &format!("{key}.env"), e.env_name())?;
+            self.check_dataset(&format!("{key}.dataset"), &e.dataset)?;
+        }
+        Ok(declared.into_keys().collect())
+    }
+
+    fn check_dataset(&self, key: &str, path: &str) -> Result<(), RecipeError> {
+        let p = self.resolve(path);
+        if !p.is_file() {
+            return Err(invalid(
+                key,
+                format!("dataset {} does not exist", p.display()),
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn check_env(registry: &Registry, key: &str, name: &str) -> Result<(), RecipeError> {
+    if registry.contains(name) {
+        return Ok(());
+    }
+    let known = registry.names().collect::<Vec<_>>().join(", ");
+    Err(invalid(
+        key,
+        format!("unknown environment `{name}`; known: {known}"),
+    ))
+}
+
+fn check_name(key: StageKey, name: &str) -> Result<(), RecipeError> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || "-_.".contains(c);
+    if name.is_empty() || name == "base" || name.starts_with('.') || !name.chars().all(allowed) {
+        return Err(invalid(
+            key.of("name"),
+            format!("`{name}` must be letters, digits, `-`, `_`, `.` and not `base`"),
+        ));
+    }
+    Ok(())
+}
+
+impl StageSpec {
+    /// The checks of a running stage: the shared keys, its environments, then the
+    /// algorithm's own keys.
+    fn validate(&self, key: StageKey, ctx: &Context) -> Result<(), RecipeError> {
+        self.common().validate(key)?;
+        for (j, e) in self.common().envs.iter().enumerate() {
+            check_stage_env(key, j, e, self.algorithm(), ctx)?;
+        }
+        match self {
+            StageSpec::Sft(_) => Ok(()),
+            StageSpec::Grpo(g) => g.validate(key),
+            StageSpec::Mopd(m) => m.validate(key, ctx),
+        }
+    }
+}
+
+impl StageCommon {
+    fn validate(&self, key: StageKey) -> Result<(), RecipeError> {
+        positive(key.of("lr"), self.lr)?;
+        at_least_one(key, self.steps, "steps")?;
+        at_least_one(key, self.prompts_per_step, "prompts_per_step")?;
+        non_negative(
+            key,
+            &[
+                (self.warmup_start_lr, "warmup_start_lr"),
+                (self.min_lr, "min_lr"),
+                (self.max_grad_norm, "max_grad_norm"),
+                (self.weight_decay, "weight_decay"),
+            ],
+        )?;
+        if self.envs.is_empty() {
+            return Err(invalid(
+                key.of("env"),
+                "a stage needs at least one [[stage.env]]",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// `[[stage.env]]` `j`: a known environment, a positive weight, its dataset, and a
+/// reference-response field exactly when the stage is SFT.
+fn check_stage_env(
+    key: StageKey,
+    j: usize,
+    e: &StageEnv,
+    algorithm: Algorithm,
+    ctx: &Context,
+) -> Result<(), RecipeError> {
+    let ek = key.of(&format!("env[{j}]"));
+    check_env(ctx.registry, &format!("{ek}.name"), &e.name)?;
+    if !(e.weight > 0.0 && e.weight.is_finite()) {
+        return Err(invalid(
+            format!("{ek}.weight"),
+            format!("must be positive, got {}", e.weight),
+        ));
+    }
+    ctx.recipe
+        .check_dataset(&format!("{ek}.dataset"), &e.dataset)?;
+    match (&e.target, algorithm) {
+        (None, Algorithm::Sft) => Err(invalid(
+            format!("{ek}.target"),
+            "an SFT stage's env needs `target`: the row field holding the reference response",
+        )),
+        (Some(t), Algorithm::Sft) if t.is_empty() => {
+            Err(invalid(format!("{ek}.target"), "must not be empty"))
+        }
+        (Some(_), Algorithm::Grpo | Algorithm::Mopd) => Err(invalid(
+            format!("{ek}.target"),
+            "only SFT stages read a reference response",
+        )),
+        _ => Ok(()),
+    }
+}
+
+impl Rollout {
+    fn validate(&self, key: StageKey) -> Result<(), RecipeError> {
+        at_least_one(key, self.group_size, "group_size")?;
+        at_least_one(key, self.max_new_tokens, "max_new_tokens")?;
+        if self.temperature.is_nan() || self.temperature < 0.0 {
+            return Err(invalid(
+                key.of("temperature"),
+                format!("must be ≥ 0, got {}", self.temperature),
+            ));
+        }
+        if !(self.top_p > 0.0 && self.top_p <= 1.0) {
+            return Err(invalid(
+                key.of("top_p"),
+                format!("must be in (0, 1], got {}", self.top_p),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl GrpoStage {
+    fn validate(&self, key: StageKey) -> Result<(), RecipeError> {
+        if self.rollout.group_size < 2 {
+            return Err(invalid(
+                key.of("group_size"),
+                format!(
+                    "GRPO needs at least 2 responses per prompt, got {}",
+                    self.rollout.group_size
+                ),
+            ));
+        }
+        self.rollout.validate(key)?;
+        non_negative(
+            key,
+            &[
+                (self.epsilon_low, "epsilon_low"),
+                (self.epsilon_high, "epsilon_high"),
+                (self.kl, "kl"),
+            ],
+        )?;
+        if self.refill && self.refill_rounds == 0 {
+            return Err(invalid(
+                key.of("refill_rounds"),
+                "must be at least 1 when `refill` is on",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl MopdStage {
+    fn validate(&self, key: StageKey, ctx: &Context) -> Result<(), RecipeError> {
+        self.rollout.validate(key)?;
+        if self.rollout.top_p < 1.0 {
+            // The student samples from its nucleus, but the teacher's log-probability
+            // is over its full vocabulary: the advantage would compare unlike
+            // distributions, and the weights would need the nucleus mass. Refused
+            // rather than silently biased.
+            return Err(invalid(
+                key.of("top_p"),
+                format!(
+                    "MOPD samples from the full tempered distribution; top_p must be 1, got {}",
+                    self.rollout.top_p
+                ),
+            ));
+        }
+        for (domain, teacher) in &self.teachers {
+            if !ctx.earlier.contains(&teacher.as_str()) {
+                return Err(invalid(
+                    format!("{}.{domain}", key.of("teachers")),
+                    format!("`{teacher}` is not `base` or an earlier stage"),
+                ));
+            }
+        }
+        for e in &self.common.envs {
+            let domain = e.domain();
+            if self.teachers.contains_key(domain) {
+                continue;
+            }
+            if ctx.earlier.len() < 2 {
+                return Err(invalid(key.of("teachers"), format!("MOPD stage `{}` has no earlier checkpoint and no teacher named for domain `{domain}`", self.common.name)));
+            }
+            if !ctx.domains.contains(domain) {
+                return Err(invalid(key.of("teachers"), format!("domain `{domain}` has no [[eval]] or [[stage.eval]] set to pick its best checkpoint by; name its teacher")));
+            }
+        }
+        Ok(())
+    }
+}

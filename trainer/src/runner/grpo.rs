@@ -1,0 +1,115 @@
+//! GRPO stages: each step samples and scores a group per drawn prompt (with `refill`,
+//! more rounds until enough groups carry signal) and takes one GRPO update.
+
+use serde_json::Value;
+
+use super::stage::{draw, line, sampling, AlgorithmStep, StepInput};
+use super::RunError;
+use crate::grpo::step::{grpo_update, sample_and_score, GrpoConfig, ScoredGroups};
+use crate::grpo::AdvantageOptions;
+use crate::model::Transformer;
+use crate::recipe::GrpoStage;
+use crate::tokenizer::TextTokenizer;
+
+/// A GRPO stage's step; `reference` is the stage's starting model when `kl > 0`.
+pub struct GrpoStep<'a> {
+    pub stage: &'a GrpoStage,
+    pub reference: Option<Transformer>,
+}
+
+fn grpo_config(stage: &GrpoStage, tokenizer: &TextTokenizer, seed: i64) -> GrpoConfig {
+    GrpoConfig {
+        group_size: stage.rollout.group_size,
+        sampling: sampling(&stage.rollout, tokenizer, seed),
+        advantages: AdvantageOptions {
+            baseline: stage.baseline,
+            scale_by_std: stage.scale_by_std,
+            drop_zero_variance: stage.filter_zero_variance || stage.refill,
+            epsilon: 1e-6,
+        },
+        epsilon_low: stage.epsilon_low,
+        epsilon_high: stage.epsilon_high,
+        kl_coef: stage.kl,
+        unfinished: stage.unfinished,
+        micro_batch: stage
+            .rollout
+            .micro_batch_rows(stage.common.prompts_per_step),
+        max_grad_norm: stage.common.max_grad_norm,
+    }
+}
+
+impl GrpoStep<'_> {
+    /// The step's sampled rounds: round 0 is the step as it always was; with `refill`,
+    /// more rounds drawn on from the same stream until `prompts_per_step` groups
+    /// carry signal or the rounds run out.
+    fn rounds(&self, input: &mut StepInput) -> Vec<ScoredGroups> {
+        let stage = self.stage;
+        let per_step = stage.common.prompts_per_step;
+        let data = input.data;
+        let decode = |ids: &[i64]| input.tokenizer.decode(ids).unwrap_or_default();
+        let extra = if stage.refill { stage.refill_rounds } else { 0 };
+        let mut rounds = Vec::new();
+        let mut with_signal = 0;
+        for round in 0..=extra {
+            let picks = draw(&mut input.rng, data, per_step);
+            let prompts: Vec<Vec<i64>> = picks
+                .iter()
+                .map(|&(e, r)| data[e].prompts[r].clone())
+                .collect();
+            let cfg = grpo_config(
+                stage,
+                input.tokenizer,
+                input.seed.wrapping_add(round as i64),
+            );
+            let score = |i: usize, ids: &[i64]| {
+                let (e, r) = picks[i / stage.rollout.group_size];
+                data[e].score(r, &decode(ids))
+            };
+            let scored = sample_and_score(
+                input.policy,
+                self.reference.as_ref(),
+                &prompts,
+                &score,
+                &decode,
+                &cfg,
+            );
+            if stage.refill {
+                with_signal += scored
+                    .groups_with_signal(&cfg)
+                    .iter()
+                    .filter(|s| **s)
+                    .count();
+            }
+            rounds.push(scored);
+            if with_signal >= per_step {
+                break;
+            }
+        }
+        rounds
+    }
+}
+
+impl AlgorithmStep for GrpoStep<'_> {
+    fn step(&mut self, mut input: StepInput) -> Result<Value, RunError> {
+        let stage = self.stage;
+        let per_step = stage.common.prompts_per_step;
+        let mut rounds = self.rounds(&mut input);
+        let cfg = grpo_config(stage, input.tokenizer, input.seed);
+        let refill_groups = (rounds.len() - 1) * per_step;
+        let scored = if stage.refill {
+            ScoredGroups::with_signal(rounds, per_step, &cfg)
+        } else {
+            rounds.swap_remove(0)
+        };
+        let mut stats = grpo_update(
+            input.policy,
+            input.optimizer,
+            input.lr,
+            scored,
+            &cfg,
+            input.start,
+        );
+        stats.refill_groups = refill_groups;
+        Ok(line(&stats))
+    }
+}

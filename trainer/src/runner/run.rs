@@ -1,0 +1,237 @@
+//! One run's stages, one after another: the starting policy, the base model's eval,
+//! and per stage its algorithm's step in the stage loop, then its checkpoint, eval,
+//! record and plots.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use tch::{Device, Kind};
+
+use super::checkpoint::{checkpoint_dir, save_atomic};
+use super::data::EnvData;
+use super::grpo::GrpoStep;
+use super::mopd::{choose_teachers, MopdStep};
+use super::record::{RunRecord, StageRecord};
+use super::sft::SftStep;
+use super::stage::{run_steps, AlgorithmStep, StageContext};
+use super::{evaluate, plots, RunError};
+use crate::metrics::MetricsLog;
+use crate::model::{ModelConfig, Transformer};
+use crate::mopd::step::TeacherPool;
+use crate::recipe::{Init, Recipe, StageSpec};
+use crate::tokenizer::TextTokenizer;
+
+/// What every stage of a run shares.
+pub struct Run<'a> {
+    pub recipe: &'a Recipe,
+    pub tokenizer: &'a TextTokenizer,
+    pub device: Device,
+    pub output: &'a Path,
+    /// The domains scored after every stage.
+    pub evals: &'a [EnvData],
+    pub record: RunRecord,
+    pub log: MetricsLog,
+    pub out: &'a mut dyn Write,
+}
+
+impl Run<'_> {
+    /// The base model's folder: the recipe's checkpoint, or the saved random init.
+    fn base_dir(&self) -> PathBuf {
+        match self.recipe.run.init {
+            Init::Random => checkpoint_dir(self.output, "base"),
+            Init::Checkpoint => self.recipe.resolve(&self.recipe.run.model),
+        }
+    }
+
+    /// A stage's checkpoint folder, `base` included.
+    fn stage_dir(&self, stage: &str) -> PathBuf {
+        if stage == "base" {
+            self.base_dir()
+        } else {
+            checkpoint_dir(self.output, stage)
+        }
+    }
+
+    fn load(&self, dir: &Path) -> Result<Transformer, RunError> {
+        let mut m = Transformer::load(dir, self.device, Kind::Float)?;
+        m.set_source_dir(&self.recipe.tokenizer_dir());
+        Ok(m)
+    }
+
+    /// The policy to continue from: the last done stage's checkpoint, else the base
+    /// model (a random init saved as `checkpoints/base` the first time).
+    pub fn start_policy(&self, last_done: Option<&String>) -> Result<Transformer, RunError> {
+        let policy = match last_done {
+            Some(last) => self.load(&checkpoint_dir(self.output, last))?,
+            None => self.load_base()?,
+        };
+        if self.recipe.run.init == Init::Random && !self.base_dir().join("config.json").exists() {
+            save_atomic(&policy, self.output, "base", &self.recipe.tokenizer_dir())?;
+        }
+        Ok(policy)
+    }
+
+    fn load_base(&self) -> Result<Transformer, RunError> {
+        let recipe = self.recipe;
+        let dir = recipe.resolve(&recipe.run.model);
+        let mut model = match recipe.run.init {
+            Init::Random => {
+                let config = ModelConfig::from_file(&dir.join("config.json"))?;
+                Transformer::random(config, self.device, Kind::Float, recipe.run.seed as i64)?
+            }
+            Init::Checkpoint => Transformer::load(&dir, self.device, Kind::Float)?,
+        };
+        model.set_source_dir(&recipe.tokenizer_dir());
+        Ok(model)
+    }
+
+    /// Scores the base model, unless the record already has it.
+    pub fn record_base(&mut self, policy: &Transformer) -> Result<(), RunError> {
+        if self.record.stages.is_empty() {
+            self.push_record(policy, None, BTreeMap::new())?;
+            let _ = writeln!(self.out, "{}", self.record.table());
+        }
+        Ok(())
+    }
+
+    /// Evaluates `policy` in every domain, appends its record and saves the record.
+    fn push_record(
+        &mut self,
+        policy: &Transformer,
+        stage: Option<&StageSpec>,
+        teachers: BTreeMap<String, String>,
+    ) -> Result<(), RunError> {
+        let max_new_tokens = self.recipe.run.eval_max_new_tokens;
+        let scores = self
+            .evals
+            .iter()
+            .map(|d| {
+                let score = evaluate::evaluate(policy, self.tokenizer, d, max_new_tokens);
+                (d.domain.clone(), score)
+            })
+            .collect();
+        self.record.stages.push(StageRecord {
+            stage: stage.map_or("base", StageSpec::name).to_owned(),
+            algorithm: stage.map(StageSpec::algorithm),
+            scores,
+            teachers,
+        });
+        self.record.save(self.output)
+    }
+
+    /// Runs stage `index` of `stages` (the running stages) on `policy`, then saves,
+    /// evaluates and records it.
+    pub fn stage(
+        &mut self,
+        index: usize,
+        stages: &[&StageSpec],
+        policy: &mut Transformer,
+        data: &[EnvData],
+    ) -> Result<(), RunError> {
+        let stage = stages[index];
+        let common = stage.common();
+        let _ = writeln!(
+            self.out,
+            "== stage {} ({}) : {} steps",
+            common.name,
+            stage.algorithm().as_str(),
+            common.steps
+        );
+        let start_dir = match index {
+            0 => self.base_dir(),
+            _ => checkpoint_dir(self.output, stages[index - 1].name()),
+        };
+        let Prepared { mut step, teachers } = self.algorithm_step(stage, &start_dir)?;
+        let mut ctx = StageContext {
+            tokenizer: self.tokenizer,
+            seed: self.recipe.run.seed,
+            stage_index: index,
+            log: &mut self.log,
+        };
+        run_steps(
+            &mut ctx,
+            common,
+            stage.algorithm(),
+            policy,
+            data,
+            step.as_mut(),
+        )?;
+        drop(step);
+        save_atomic(
+            policy,
+            self.output,
+            &common.name,
+            &self.recipe.tokenizer_dir(),
+        )?;
+        // Continue from exactly what was saved, as a resumed run would.
+        policy.round_to_saved_dtype();
+        self.push_record(policy, Some(stage), teachers)?;
+        let metrics = read_metrics(&self.output.join("metrics.jsonl"));
+        if let Err(e) = plots::draw(&self.output.join("plots"), &metrics, &self.record) {
+            let _ = writeln!(self.out, "   (plots not drawn: {e})");
+        }
+        let _ = writeln!(self.out, "{}", self.record.table());
+        Ok(())
+    }
+
+    /// `stage`'s algorithm step, with what it needs from the run, and (MOPD) the
+    /// teacher of each domain for the record.
+    fn algorithm_step<'s>(
+        &mut self,
+        stage: &'s StageSpec,
+        start_dir: &Path,
+    ) -> Result<Prepared<'s>, RunError> {
+        let untaught = |step: Box<dyn AlgorithmStep + 's>| Prepared {
+            step,
+            teachers: BTreeMap::new(),
+        };
+        Ok(match stage {
+            StageSpec::Sft(s) => untaught(Box::new(SftStep { stage: s })),
+            StageSpec::Grpo(g) => {
+                let reference = if g.kl > 0.0 {
+                    Some(Transformer::load(start_dir, self.device, Kind::Float)?)
+                } else {
+                    None
+                };
+                untaught(Box::new(GrpoStep {
+                    stage: g,
+                    reference,
+                }))
+            }
+            StageSpec::Mopd(m) => {
+                let chosen = choose_teachers(m, &self.record, |s| self.stage_dir(s))?;
+                let teachers: BTreeMap<String, String> = chosen
+                    .iter()
+                    .map(|(d, (s, _))| (d.clone(), s.clone()))
+                    .collect();
+                let _ = writeln!(self.out, "   teachers: {teachers:?}");
+                let paths = chosen.into_iter().map(|(d, (_, p))| (d, p)).collect();
+                let keep = self.recipe.run.keep_teachers_loaded;
+                let step = MopdStep {
+                    stage: m,
+                    pool: TeacherPool::new(paths, keep, self.device),
+                    teacher_names: teachers.clone(),
+                };
+                Prepared {
+                    step: Box::new(step),
+                    teachers,
+                }
+            }
+        })
+    }
+}
+
+/// A stage's algorithm step and, for MOPD, each domain's teacher (for the record).
+struct Prepared<'s> {
+    step: Box<dyn AlgorithmStep + 's>,
+    teachers: BTreeMap<String, String>,
+}
+
+fn read_metrics(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
