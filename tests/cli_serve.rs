@@ -9,8 +9,8 @@ fn cascade() -> Command {
     Command::new(env!("CARGO_BIN_EXE_cascade"))
 }
 
-/// Starts `cascade serve ARGS` and returns it with the address it printed.
-fn serve(args: &[&str]) -> (Child, String) {
+/// Starts `cascade serve ARGS` and returns it with the first line it printed.
+fn spawn_serve(args: &[&str]) -> (Child, String) {
     let mut child = cascade()
         .arg("serve")
         .args(args)
@@ -21,6 +21,12 @@ fn serve(args: &[&str]) -> (Child, String) {
     BufReader::new(child.stderr.as_mut().unwrap())
         .read_line(&mut line)
         .unwrap();
+    (child, line)
+}
+
+/// Starts `cascade serve ARGS` and returns it with the address it printed.
+fn serve(args: &[&str]) -> (Child, String) {
+    let (child, line) = spawn_serve(args);
     let addr = line
         .trim()
         .strip_prefix("cascade serve: listening on http://")
@@ -29,13 +35,13 @@ fn serve(args: &[&str]) -> (Child, String) {
     (child, addr)
 }
 
-/// A raw HTTP/1.1 POST on a fresh connection; returns the whole reply.
-fn post(addr: &str, path: &str, body: &str) -> String {
+/// Sends `head` (request line and headers, without the blank line) and `body` on a
+/// fresh connection; returns the whole reply.
+fn exchange(addr: &str, head: &str, body: &str) -> String {
     let mut stream = TcpStream::connect(addr).unwrap();
     write!(
         stream,
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
+        "{head}\r\nHost: {addr}\r\nConnection: close\r\n\r\n{body}"
     )
     .unwrap();
     let mut reply = String::new();
@@ -43,16 +49,17 @@ fn post(addr: &str, path: &str, body: &str) -> String {
     reply
 }
 
+/// A raw HTTP/1.1 POST on a fresh connection; returns the whole reply.
+fn post(addr: &str, path: &str, body: &str) -> String {
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: {}",
+        body.len()
+    );
+    exchange(addr, &head, body)
+}
+
 fn queue_depth(addr: &str) -> u64 {
-    let mut stream = TcpStream::connect(addr).unwrap();
-    write!(
-        stream,
-        "GET /metrics HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut reply = String::new();
-    stream.read_to_string(&mut reply).unwrap();
-    reply
+    exchange(addr, "GET /metrics HTTP/1.1", "")
         .lines()
         .find_map(|l| l.strip_prefix("cascade_queue_depth ")?.trim().parse().ok())
         .unwrap_or(0)
@@ -60,15 +67,7 @@ fn queue_depth(addr: &str) -> u64 {
 
 #[test]
 fn serve_binds_loopback_unless_told_otherwise() {
-    let mut child = cascade()
-        .arg("serve")
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.as_mut().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    let (mut child, line) = spawn_serve(&[]);
     let _ = child.kill();
     let _ = child.wait();
     // Either it listens on 127.0.0.1:8000, or that port is taken: both name loopback.

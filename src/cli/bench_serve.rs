@@ -72,9 +72,7 @@ pub fn run(args: BenchServeArgs) -> Result<(), Failure> {
             expected,
         });
     }
-    let jobs = args.jobs.to_string();
-    let server =
-        client::Server::start(&exe, &["--jobs", &jobs, "--max-queue", "65536"], &datasets)?;
+    let server = start_server(&exe, &datasets, args.jobs, UNBOUNDED_QUEUE)?;
     for w in &workloads {
         let report = Load::new(&server.addr, w, args.clients, args.batch).run()?;
         println!(
@@ -90,15 +88,28 @@ pub fn run(args: BenchServeArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// A queue no workload here fills: the throughput runs must never see a 429.
+const UNBOUNDED_QUEUE: usize = 65536;
+
+/// Starts `cascade serve --jobs JOBS --max-queue MAX_QUEUE` on `datasets`.
+fn start_server(
+    exe: &Path,
+    datasets: &Path,
+    jobs: usize,
+    max_queue: usize,
+) -> anyhow::Result<client::Server> {
+    let (jobs, max_queue) = (jobs.to_string(), max_queue.to_string());
+    client::Server::start(exe, &["--jobs", &jobs, "--max-queue", &max_queue], datasets)
+}
+
 fn small_queue(
     exe: &Path,
     datasets: &Path,
     w: &Workload,
     args: &BenchServeArgs,
 ) -> anyhow::Result<()> {
-    let jobs = args.jobs.to_string();
-    let queue = args.small_queue.to_string();
-    let server = client::Server::start(exe, &["--jobs", &jobs, "--max-queue", &queue], datasets)?;
+    let queue = args.small_queue;
+    let server = start_server(exe, datasets, args.jobs, queue)?;
     let report = Load::new(&server.addr, w, args.clients, args.batch)
         .retrying()
         .run()?;
@@ -120,8 +131,7 @@ fn sigterm_mid_load(
     w: &Workload,
     args: &BenchServeArgs,
 ) -> anyhow::Result<()> {
-    let jobs = args.jobs.to_string();
-    let server = client::Server::start(exe, &["--jobs", &jobs, "--max-queue", "65536"], datasets)?;
+    let server = start_server(exe, datasets, args.jobs, UNBOUNDED_QUEUE)?;
     let half = w.samples.len() / 2;
     let report = Load::new(&server.addr, w, args.clients, args.batch)
         .on_answered(half, server.terminator())

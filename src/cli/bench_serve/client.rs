@@ -14,7 +14,8 @@ use anyhow::{bail, Context};
 pub struct Server {
     pub addr: String,
     child: Child,
-    stderr: JoinHandle<String>,
+    /// Taken by [`Server::wait_exit`]; `None` once the server has been waited for.
+    stderr: Option<JoinHandle<String>>,
 }
 
 /// Sends SIGTERM to the server, from any thread.
@@ -26,6 +27,16 @@ impl Terminator {
         let _ = Command::new("kill")
             .args(["-TERM", &self.0.to_string()])
             .status();
+    }
+}
+
+/// A bench that fails half-way must not leave its server running.
+impl Drop for Server {
+    fn drop(&mut self) {
+        if self.stderr.is_some() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
     }
 }
 
@@ -57,7 +68,7 @@ impl Server {
         Ok(Self {
             addr,
             child,
-            stderr,
+            stderr: Some(stderr),
         })
     }
 
@@ -74,7 +85,11 @@ impl Server {
     /// Waits for exit 0; the number of requests the server says it answered.
     pub fn wait_exit(mut self) -> anyhow::Result<usize> {
         let status = self.child.wait()?;
-        let stderr = self.stderr.join().unwrap_or_default();
+        let stderr = self
+            .stderr
+            .take()
+            .and_then(|h| h.join().ok())
+            .unwrap_or_default();
         if !status.success() {
             bail!("cascade serve exited with {status}: {stderr}");
         }
