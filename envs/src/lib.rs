@@ -28,6 +28,7 @@ pub mod addition;
 pub mod code;
 pub mod config;
 pub mod environment;
+pub mod gym;
 pub mod ifeval;
 pub mod math;
 pub mod registry;

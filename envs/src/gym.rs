@@ -1,0 +1,200 @@
+//! NeMo Gym rows, read as they are: the prompt is `responses_create_params.input` (the
+//! OpenAI Responses API input) and the function tools are
+//! `responses_create_params.tools`. Every environment whose public data is in Gym's
+//! layout reads its prompt through [`gym_prompt`], so users point cascade at those rows
+//! without converting them.
+//!
+//! `input` is either a string (one user message) or a list of message items
+//! (`{role, content}`, with or without `type: "message"`), whose `content` is a string
+//! or a list of text parts (`input_text`, `output_text` or `text`). `instructions`, when
+//! set, becomes a leading system message, as the Responses API treats it.
+
+use cascade_verifiers::sample::type_name;
+use cascade_verifiers::{FieldError, Sample};
+use serde_json::{Map, Value};
+
+use crate::environment::ChatMessage;
+
+/// The field that marks a Gym row.
+pub const PARAMS: &str = "responses_create_params";
+
+/// The chat prompt of a Gym row, or `None` when the row has no
+/// `responses_create_params` (a cascade-layout row).
+pub fn gym_prompt(row: &Sample) -> Result<Option<Vec<ChatMessage>>, FieldError> {
+    let Some(params) = row.get(PARAMS) else {
+        return Ok(None);
+    };
+    let params = params
+        .as_object()
+        .ok_or_else(|| wrong(PARAMS, "an object", params))?;
+    let mut messages = Vec::new();
+    if let Some(instructions) = params.get("instructions").filter(|v| !v.is_null()) {
+        let field = format!("{PARAMS}.instructions");
+        let text = instructions
+            .as_str()
+            .ok_or_else(|| wrong(&field, "a string", instructions))?;
+        messages.push(ChatMessage::system(text));
+    }
+    let field = format!("{PARAMS}.input");
+    match params.get("input") {
+        None => return Err(FieldError::Missing(field)),
+        Some(Value::String(text)) => messages.push(ChatMessage::user(text.as_str())),
+        Some(Value::Array(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                messages.push(input_message(item, &format!("{field}[{i}]"))?);
+            }
+        }
+        Some(other) => return Err(wrong(&field, "a string or an array", other)),
+    }
+    Ok(Some(messages))
+}
+
+/// The function tools of a Gym row (`responses_create_params.tools`), or `None` when
+/// the row has none.
+pub fn gym_tools(row: &Sample) -> Result<Option<&Vec<Value>>, FieldError> {
+    let Some(tools) = row.get(PARAMS).and_then(|p| p.get("tools")) else {
+        return Ok(None);
+    };
+    match tools {
+        Value::Null => Ok(None),
+        Value::Array(list) => Ok(Some(list)),
+        other => Err(wrong(&format!("{PARAMS}.tools"), "an array", other)),
+    }
+}
+
+fn input_message(item: &Value, field: &str) -> Result<ChatMessage, FieldError> {
+    let object = item
+        .as_object()
+        .ok_or_else(|| wrong(field, "an object", item))?;
+    if let Some(kind) = object.get("type").and_then(Value::as_str) {
+        if kind != "message" {
+            return Err(FieldError::WrongType {
+                field: format!("{field}.type"),
+                expected: "\"message\" (a prompt holds messages only)",
+                found: "another item type",
+            });
+        }
+    }
+    let role = string_of(object, "role", field)?;
+    let content = match object.get("content") {
+        None => return Err(FieldError::Missing(format!("{field}.content"))),
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Array(parts)) => text_parts(parts, &format!("{field}.content"))?,
+        Some(other) => {
+            return Err(wrong(
+                &format!("{field}.content"),
+                "a string or an array",
+                other,
+            ))
+        }
+    };
+    Ok(ChatMessage {
+        role: role.to_owned(),
+        content,
+    })
+}
+
+/// The text parts of a message, joined in order. Non-text parts (images, files) have no
+/// place in a text prompt, so they are an error rather than silently dropped.
+fn text_parts(parts: &[Value], field: &str) -> Result<String, FieldError> {
+    let mut text = String::new();
+    for (i, part) in parts.iter().enumerate() {
+        let at = format!("{field}[{i}]");
+        let object = part
+            .as_object()
+            .ok_or_else(|| wrong(&at, "an object", part))?;
+        match object.get("type").and_then(Value::as_str) {
+            Some("input_text" | "output_text" | "text") => {
+                text.push_str(string_of(object, "text", &at)?)
+            }
+            _ => {
+                return Err(FieldError::WrongType {
+                    field: format!("{at}.type"),
+                    expected: "a text part (input_text, output_text or text)",
+                    found: "another part type",
+                })
+            }
+        }
+    }
+    Ok(text)
+}
+
+fn string_of<'a>(
+    object: &'a Map<String, Value>,
+    key: &str,
+    field: &str,
+) -> Result<&'a str, FieldError> {
+    let at = || format!("{field}.{key}");
+    let v = object.get(key).ok_or_else(|| FieldError::Missing(at()))?;
+    v.as_str().ok_or_else(|| wrong(&at(), "a string", v))
+}
+
+fn wrong(field: &str, expected: &'static str, found: &Value) -> FieldError {
+    FieldError::WrongType {
+        field: field.to_owned(),
+        expected,
+        found: type_name(found),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn row(params: Value) -> Sample {
+        Sample::new(json!({"id": "a", PARAMS: params}))
+    }
+
+    #[test]
+    fn reads_string_and_message_inputs() {
+        let plain = row(json!({"input": "What is 2+2?"}));
+        assert_eq!(
+            gym_prompt(&plain).unwrap().unwrap(),
+            vec![ChatMessage::user("What is 2+2?")]
+        );
+        let parts = row(json!({
+            "instructions": "Be brief.",
+            "input": [
+                {"role": "system", "content": "sys"},
+                {"type": "message", "role": "user",
+                 "content": [{"type": "input_text", "text": "Hello, "}, {"type": "input_text", "text": "world"}]}
+            ]
+        }));
+        assert_eq!(
+            gym_prompt(&parts).unwrap().unwrap(),
+            vec![
+                ChatMessage::system("Be brief."),
+                ChatMessage::system("sys"),
+                ChatMessage::user("Hello, world"),
+            ]
+        );
+        assert_eq!(gym_prompt(&Sample::new(json!({"id": "b"}))).unwrap(), None);
+    }
+
+    #[test]
+    fn names_the_bad_field() {
+        let cases = [
+            (json!("x"), "field `responses_create_params` must be an object, found a string"),
+            (json!({}), "missing field `responses_create_params.input`"),
+            (json!({"input": 3}), "field `responses_create_params.input` must be a string or an array, found a number"),
+            (json!({"input": [{"role": "user"}]}), "missing field `responses_create_params.input[0].content`"),
+            (
+                json!({"input": [{"role": "user", "content": [{"type": "input_image"}]}]}),
+                "field `responses_create_params.input[0].content[0].type` must be a text part (input_text, output_text or text), found another part type",
+            ),
+        ];
+        for (params, message) in cases {
+            assert_eq!(gym_prompt(&row(params)).unwrap_err().to_string(), message);
+        }
+    }
+
+    #[test]
+    fn reads_tools() {
+        let tools = json!([{"type": "function", "name": "f", "parameters": {}}]);
+        let r = row(json!({"input": "x", "tools": tools}));
+        assert_eq!(gym_tools(&r).unwrap().unwrap().len(), 1);
+        assert_eq!(gym_tools(&row(json!({"input": "x"}))).unwrap(), None);
+        assert!(gym_tools(&row(json!({"input": "x", "tools": {}}))).is_err());
+    }
+}
