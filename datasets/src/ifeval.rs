@@ -7,37 +7,62 @@
 
 use std::path::Path;
 
+use cascade_verifiers::{FieldError, Sample};
 use serde_json::{Map, Value};
 
-use crate::LoadError;
+use crate::{LoadError, RowError};
+
+/// An `ifeval` row's task fields, as the environment reads them: one kwargs object
+/// (or null) per instruction id. A row without `kwargs` has no arguments for any id.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IfevalRow {
+    pub instruction_ids: Vec<Value>,
+    pub kwargs: Vec<Value>,
+}
+
+impl TryFrom<&Sample> for IfevalRow {
+    type Error = FieldError;
+
+    fn try_from(sample: &Sample) -> Result<Self, FieldError> {
+        let instruction_ids = sample.array_field("instruction_id_list")?.clone();
+        let kwargs = match sample.get("kwargs") {
+            None | Some(Value::Null) => vec![Value::Null; instruction_ids.len()],
+            Some(_) => sample.array_field("kwargs")?.clone(),
+        };
+        Ok(Self {
+            instruction_ids,
+            kwargs,
+        })
+    }
+}
 
 /// Converts one parsed row. `file` and `line` only label errors.
 pub fn convert_row(row: &Value, file: &str, line: usize) -> Result<Value, LoadError> {
-    let err = |message: String| LoadError::Row {
+    convert(row).map_err(|source| LoadError::Row {
         file: file.to_owned(),
         line,
-        message,
-    };
-    let obj = row
-        .as_object()
-        .ok_or_else(|| err("row is not a JSON object".into()))?;
+        source,
+    })
+}
+
+fn convert(row: &Value) -> Result<Value, RowError> {
+    let obj = row.as_object().ok_or(RowError::NotObject)?;
     let id = match obj.get("id").or_else(|| obj.get("key")) {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Number(n)) => n.to_string(),
-        _ => return Err(err("missing `key` (or `id`): a number or string".into())),
+        _ => return Err(RowError::absent("key", "(or `id`): a number or string")),
     };
     let prompt = obj
         .get("prompt")
         .and_then(Value::as_str)
-        .ok_or_else(|| err("missing `prompt` string".into()))?;
+        .ok_or_else(|| RowError::absent("prompt", "string"))?;
     let ids = obj
         .get("instruction_id_list")
         .and_then(Value::as_array)
-        .ok_or_else(|| err("missing `instruction_id_list` array".into()))?;
+        .ok_or_else(|| RowError::absent("instruction_id_list", "array"))?;
     if let Some(bad) = ids.iter().find(|v| !v.is_string()) {
-        return Err(err(format!(
-            "`instruction_id_list` holds a non-string: {bad}"
-        )));
+        let problem = format!("holds a non-string: {bad}");
+        return Err(RowError::invalid("instruction_id_list", problem));
     }
     let kwargs = match obj.get("kwargs") {
         None | Some(Value::Null) => vec![Value::Object(Map::new()); ids.len()],
@@ -52,19 +77,24 @@ pub fn convert_row(row: &Value, file: &str, line: usize) -> Result<Value, LoadEr
                         .map(|(k, v)| (k.clone(), v.clone()))
                         .collect(),
                 )),
-                other => Err(err(format!(
-                    "`kwargs[{i}]` must be an object, found {other}"
-                ))),
+                other => Err(RowError::invalid(
+                    format!("kwargs[{i}]"),
+                    format!("must be an object, found {other}"),
+                )),
             })
             .collect::<Result<_, _>>()?,
-        Some(other) => return Err(err(format!("`kwargs` must be an array, found {other}"))),
+        Some(other) => {
+            let problem = format!("must be an array, found {other}");
+            return Err(RowError::invalid("kwargs", problem));
+        }
     };
     if kwargs.len() != ids.len() {
-        return Err(err(format!(
-            "{} instruction ids but {} kwargs entries",
-            ids.len(),
-            kwargs.len()
-        )));
+        return Err(RowError::Unpaired {
+            left: ids.len(),
+            left_name: "instruction ids".into(),
+            right: kwargs.len(),
+            right_name: "kwargs entries".into(),
+        });
     }
     let mut out = Map::new();
     out.insert("id".into(), Value::String(id));
@@ -74,7 +104,9 @@ pub fn convert_row(row: &Value, file: &str, line: usize) -> Result<Value, LoadEr
     if let Some(response) = obj.get("response") {
         out.insert("response".into(), response.clone());
     }
-    Ok(Value::Object(out))
+    let sample = Sample::new(Value::Object(out));
+    IfevalRow::try_from(&sample)?;
+    Ok(sample.value().clone())
 }
 
 /// Converts a whole JSONL text; blank lines are skipped, nothing else is dropped.
@@ -106,11 +138,16 @@ pub fn attach_responses(
                 by_prompt.insert(p.to_owned(), r.to_owned());
             }
             _ => {
+                let missing = if prompt.is_none() {
+                    "prompt"
+                } else {
+                    "response"
+                };
                 return Err(LoadError::Row {
                     file: file.to_owned(),
                     line: row.line,
-                    message: "needs string fields `prompt` and `response`".into(),
-                })
+                    source: RowError::absent(missing, "string"),
+                });
             }
         }
     }
@@ -122,10 +159,9 @@ pub fn attach_responses(
                 .unwrap_or_default();
             let Some(response) = by_prompt.get(prompt) else {
                 let id = row.get("id").cloned().unwrap_or(Value::Null);
-                return Err(LoadError::Row {
+                return Err(LoadError::NoResponse {
                     file: file.to_owned(),
-                    line: 0,
-                    message: format!("no response for the prompt of row {id}"),
+                    id: id.to_string(),
                 });
             };
             if let Some(obj) = row.as_object_mut() {

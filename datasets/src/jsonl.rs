@@ -22,7 +22,7 @@ use std::path::Path;
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::LoadError;
+use crate::{LoadError, RowError};
 
 /// Why a JSONL file could not be read or written; every variant names the file.
 #[derive(Debug, Error)]
@@ -137,15 +137,15 @@ pub fn read_values(path: &Path) -> Result<Vec<Numbered<Value>>, JsonlError> {
 /// (`line` is 1-based): every loader's shared loop.
 pub fn convert_file(
     path: &Path,
-    mut convert: impl FnMut(&Value, usize) -> Result<Value, String>,
+    mut convert: impl FnMut(&Value, usize) -> Result<Value, RowError>,
 ) -> Result<Vec<Value>, LoadError> {
     let file = path.display().to_string();
     let mut rows = Vec::new();
     for row in read_values(path)? {
-        let converted = convert(&row.value, row.line).map_err(|message| LoadError::Row {
+        let converted = convert(&row.value, row.line).map_err(|source| LoadError::Row {
             file: file.clone(),
             line: row.line,
-            message,
+            source,
         })?;
         rows.push(converted);
     }
@@ -231,8 +231,11 @@ mod tests {
 
         write_atomic(&path, b"{\"a\":1}\n{\"b\":2}\n").unwrap();
         let err =
-            convert_file(&path, |v, _| v.get("a").cloned().ok_or("no `a`".to_owned())).unwrap_err();
-        assert!(err.to_string().ends_with("rows.jsonl:2: no `a`"), "{err}");
+            convert_file(&path, |v, _| v.get("a").cloned().ok_or(RowError::NoTests)).unwrap_err();
+        assert!(
+            err.to_string().ends_with("rows.jsonl:2: no test cases"),
+            "{err}"
+        );
         let leftovers = std::fs::read_dir(dir.path()).unwrap().count();
         assert_eq!(leftovers, 1, "no temporary file is left behind");
     }

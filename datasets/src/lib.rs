@@ -19,7 +19,7 @@ pub mod jsonl;
 pub mod math;
 pub mod swe;
 
-pub use error::LoadError;
+pub use error::{LoadError, RowError};
 
 /// The folder holding the bundled samples (`datasets/` in the source tree).
 pub fn bundled_dir() -> std::path::PathBuf {

@@ -15,7 +15,10 @@ use std::path::Path;
 use cascade_verifiers::math::{extract_answer, AnswerSource, Extraction};
 use serde_json::{json, Map, Value};
 
-use crate::LoadError;
+use cascade_verifiers::sample::type_name;
+use cascade_verifiers::FieldError;
+
+use crate::{LoadError, RowError};
 
 /// Which public layout a file uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,8 +56,8 @@ pub fn load(path: &Path, format: MathFormat) -> Result<Vec<Value>, LoadError> {
 }
 
 /// Converts one public row into a `math` row.
-pub fn convert_row(row: &Value, format: MathFormat, fallback_id: &str) -> Result<Value, String> {
-    let obj = row.as_object().ok_or("row is not a JSON object")?;
+pub fn convert_row(row: &Value, format: MathFormat, fallback_id: &str) -> Result<Value, RowError> {
+    let obj = row.as_object().ok_or(RowError::NotObject)?;
     let format = match format {
         MathFormat::Auto => detect(obj),
         f => f,
@@ -99,58 +102,57 @@ fn detect(obj: &Map<String, Value>) -> MathFormat {
     MathFormat::Aime
 }
 
-fn str_field(obj: &Map<String, Value>, names: &[&str]) -> Result<String, String> {
+fn str_field(obj: &Map<String, Value>, names: &[&str]) -> Result<String, RowError> {
     for name in names {
         match obj.get(*name) {
             Some(Value::String(s)) => return Ok(s.clone()),
-            Some(other) => {
-                return Err(format!(
-                    "field `{name}` must be a string, found {}",
-                    cascade_verifiers::sample::type_name(other)
-                ))
-            }
+            Some(other) => return Err(wrong_type(name, "a string", other)),
             None => {}
         }
     }
-    Err(format!("missing field `{}`", names[0]))
+    Err(FieldError::Missing(names[0].to_owned()).into())
 }
 
-fn answer_field(obj: &Map<String, Value>) -> Result<String, String> {
+fn answer_field(obj: &Map<String, Value>) -> Result<String, RowError> {
     for name in ["answer", "Answer"] {
         match obj.get(name) {
             Some(Value::String(s)) => return Ok(s.trim().to_owned()),
             Some(Value::Number(n)) => return Ok(n.to_string()),
-            Some(other) => {
-                return Err(format!(
-                    "field `{name}` must be a string or a number, found {}",
-                    cascade_verifiers::sample::type_name(other)
-                ))
-            }
+            Some(other) => return Err(wrong_type(name, "a string or a number", other)),
             None => {}
         }
     }
-    Err("missing field `answer`".to_owned())
+    Err(FieldError::Missing("answer".to_owned()).into())
+}
+
+fn wrong_type(field: &str, expected: &'static str, found: &Value) -> RowError {
+    FieldError::WrongType {
+        field: field.to_owned(),
+        expected,
+        found: type_name(found),
+    }
+    .into()
 }
 
 /// The last `\boxed{}` of a MATH solution.
-fn boxed_answer(solution: &str) -> Result<String, String> {
+fn boxed_answer(solution: &str) -> Result<String, RowError> {
     match extract_answer(solution) {
         Extraction::Found {
             text,
             source: AnswerSource::Boxed,
         } => Ok(text),
-        _ => Err("field `solution` has no \\boxed{} answer".to_owned()),
+        _ => Err(RowError::invalid("solution", "has no \\boxed{} answer")),
     }
 }
 
 /// The text after GSM8K's `####` marker.
-fn gsm8k_answer(answer: &str) -> Result<String, String> {
+fn gsm8k_answer(answer: &str) -> Result<String, RowError> {
     let (_, after) = answer
         .rsplit_once("####")
-        .ok_or("field `answer` has no `####` marker")?;
+        .ok_or_else(|| RowError::invalid("answer", "has no `####` marker"))?;
     let cleaned = after.trim().replace(',', "");
     if cleaned.is_empty() {
-        return Err("field `answer` is empty after `####`".to_owned());
+        return Err(RowError::invalid("answer", "is empty after `####`"));
     }
     Ok(cleaned)
 }
@@ -160,7 +162,7 @@ mod tests {
     use super::*;
 
     fn conv(json: &str, f: MathFormat) -> Result<Value, String> {
-        convert_row(&serde_json::from_str(json).unwrap(), f, "f-1")
+        convert_row(&serde_json::from_str(json).unwrap(), f, "f-1").map_err(|e| e.to_string())
     }
 
     #[test]

@@ -18,9 +18,11 @@
 
 use std::path::Path;
 
+use cascade_verifiers::sample::type_name;
+use cascade_verifiers::{FieldError, Sample};
 use serde_json::{json, Map, Value};
 
-use crate::LoadError;
+use crate::{LoadError, RowError};
 
 /// Where each instance's repository snapshot lives, as written into the row's
 /// `repo` (relative to the folder of the file the rows are saved in).
@@ -44,66 +46,138 @@ pub fn load(
     crate::jsonl::convert_file(path, |row, _| convert(row, layout, gold_as_response))
 }
 
+/// One `swe` row's task fields: what the `swe` environment reads (through
+/// `TryFrom<&Sample>`) and what [`convert`] writes, so the two agree by construction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SweRow {
+    /// The snapshot folder, relative to the rows file's folder.
+    pub repo: String,
+    pub fail_to_pass: Vec<String>,
+    pub pass_to_pass: Vec<String>,
+    /// As the row holds it; see [`SweRow::test_patch`].
+    pub test_patch: Option<String>,
+    pub problem_statement: Option<String>,
+}
+
+impl SweRow {
+    /// The test patch to apply: none when absent, null or blank.
+    pub fn test_patch(&self) -> Option<&str> {
+        self.test_patch.as_deref().filter(|p| !p.trim().is_empty())
+    }
+
+    /// The fields as a row holds them (without `id` and `response`).
+    pub fn to_fields(&self) -> Map<String, Value> {
+        let mut row = Map::new();
+        row.insert("repo".into(), json!(self.repo));
+        row.insert("fail_to_pass".into(), json!(self.fail_to_pass));
+        row.insert("pass_to_pass".into(), json!(self.pass_to_pass));
+        let optional = [
+            ("test_patch", &self.test_patch),
+            ("problem_statement", &self.problem_statement),
+        ];
+        for (field, value) in optional {
+            if let Some(text) = value {
+                row.insert(field.into(), json!(text));
+            }
+        }
+        row
+    }
+}
+
+impl TryFrom<&Sample> for SweRow {
+    type Error = FieldError;
+
+    fn try_from(sample: &Sample) -> Result<Self, FieldError> {
+        let fields = sample.fields().ok_or_else(|| FieldError::WrongType {
+            field: "<line>".into(),
+            expected: "a JSON object",
+            found: type_name(sample.value()),
+        })?;
+        Ok(Self {
+            repo: sample.str_field("repo")?.to_owned(),
+            fail_to_pass: test_list(fields, "fail_to_pass")?,
+            pass_to_pass: test_list(fields, "pass_to_pass")?,
+            test_patch: optional_string(fields, "test_patch")?,
+            problem_statement: optional_string(fields, "problem_statement")?,
+        })
+    }
+}
+
 /// Converts one SWE-bench instance into an `swe` row.
 pub fn convert(
     value: &Value,
     layout: &RepoLayout,
     gold_as_response: bool,
-) -> Result<Value, String> {
-    let obj = value.as_object().ok_or("row is not a JSON object")?;
+) -> Result<Value, RowError> {
+    let obj = value.as_object().ok_or(RowError::NotObject)?;
     let id = string(obj, "instance_id")?;
     let repo = match layout {
         RepoLayout::PerInstance(dir) => format!("{}/{id}", dir.trim_end_matches('/')),
         RepoLayout::FromRow => string(obj, "repo")?,
         RepoLayout::Fixed(path) => path.clone(),
     };
+    let task = SweRow {
+        repo,
+        fail_to_pass: test_list(obj, "fail_to_pass")?,
+        pass_to_pass: test_list(obj, "pass_to_pass")?,
+        test_patch: optional_string(obj, "test_patch")?,
+        problem_statement: optional_string(obj, "problem_statement")?,
+    };
     let mut row = Map::new();
     row.insert("id".into(), json!(id));
-    row.insert("repo".into(), json!(repo));
-    row.insert("fail_to_pass".into(), json!(tests(obj, "FAIL_TO_PASS")?));
-    row.insert("pass_to_pass".into(), json!(tests(obj, "PASS_TO_PASS")?));
-    for field in ["test_patch", "problem_statement"] {
-        if let Some(v) = obj.get(field).filter(|v| !v.is_null()) {
-            let s = v
-                .as_str()
-                .ok_or_else(|| format!("`{field}` must be a string"))?;
-            row.insert(field.into(), json!(s));
-        }
-    }
+    row.extend(task.to_fields());
     if gold_as_response {
         row.insert("response".into(), json!(string(obj, "patch")?));
     }
     Ok(Value::Object(row))
 }
 
-fn string(obj: &Map<String, Value>, field: &str) -> Result<String, String> {
+fn string(obj: &Map<String, Value>, field: &str) -> Result<String, RowError> {
     match obj.get(field) {
         Some(Value::String(s)) => Ok(s.clone()),
-        Some(_) => Err(format!("`{field}` must be a string")),
-        None => Err(format!("missing field `{field}`")),
+        Some(_) => Err(RowError::invalid(field, "must be a string")),
+        None => Err(FieldError::Missing(field.to_owned()).into()),
     }
 }
 
-/// A test list under its SWE-bench (upper-case) or lower-case name, as a list or a
-/// JSON string of one.
-fn tests(obj: &Map<String, Value>, field: &str) -> Result<Vec<String>, String> {
-    let lower = field.to_lowercase();
-    let value = obj
-        .get(field)
-        .or_else(|| obj.get(&lower))
-        .ok_or_else(|| format!("missing field `{field}`"))?;
-    let bad = || format!("`{field}` must be a list of test ids or a JSON string of one");
+fn optional_string(obj: &Map<String, Value>, field: &str) -> Result<Option<String>, FieldError> {
+    match obj.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(other) => Err(FieldError::WrongType {
+            field: field.to_owned(),
+            expected: "a string",
+            found: type_name(other),
+        }),
+    }
+}
+
+/// A list of test ids under cascade's name (`fail_to_pass`) or SWE-bench's
+/// upper-case one (`FAIL_TO_PASS`), as a JSON array or a string holding one (as
+/// SWE-bench stores them). Errors name the field as the row spells it.
+pub fn test_list(fields: &Map<String, Value>, field: &str) -> Result<Vec<String>, FieldError> {
+    let upper = field.to_uppercase();
+    let (name, value) = match (fields.get(field), fields.get(&upper)) {
+        (Some(v), _) => (field, v),
+        (None, Some(v)) => (upper.as_str(), v),
+        (None, None) => return Err(FieldError::Missing(field.to_owned())),
+    };
+    let wrong = || FieldError::WrongType {
+        field: name.to_owned(),
+        expected: "a list of test ids (or a JSON string of one)",
+        found: type_name(value),
+    };
     let parsed;
     let list = match value {
         Value::Array(a) => a,
         Value::String(s) => {
-            parsed = serde_json::from_str::<Value>(s).map_err(|_| bad())?;
-            parsed.as_array().ok_or_else(bad)?
+            parsed = serde_json::from_str::<Value>(s).map_err(|_| wrong())?;
+            parsed.as_array().ok_or_else(wrong)?
         }
-        _ => return Err(bad()),
+        _ => return Err(wrong()),
     };
     list.iter()
-        .map(|v| v.as_str().map(str::to_owned).ok_or_else(bad))
+        .map(|v| v.as_str().map(str::to_owned).ok_or_else(wrong))
         .collect()
 }
 
@@ -128,6 +202,7 @@ mod tests {
         let bad = json!({"instance_id": "x", "FAIL_TO_PASS": "not json", "PASS_TO_PASS": []});
         assert!(convert(&bad, &RepoLayout::Fixed("r".into()), false)
             .unwrap_err()
+            .to_string()
             .contains("FAIL_TO_PASS"));
     }
 

@@ -18,13 +18,13 @@
 //! numeric tokens; default none: exact tokens), `run_all_cases` (default false: stop at
 //! the first failing case, as LiveCodeBench does), `stderr_chars` (default 1000).
 
+pub use cascade_datasets::code::{language, task};
+
 pub mod assert_judge;
 pub mod extract;
 mod harness;
 pub mod judge;
-pub mod language;
 pub mod program;
-pub mod task;
 pub mod verdict;
 
 use cascade_sandboxes::{Limits, Python, PythonRuntime};
@@ -35,11 +35,12 @@ use serde::Deserialize;
 use crate::config::{ConfigError, EnvConfig};
 use crate::environment::{ChatMessage, Environment};
 use crate::registry::EnvPlugin;
+use crate::score_error::ScoreError;
 
 use assert_judge::judge_assert;
 use extract::extract_code;
 use judge::{judge_stdio, Judgement};
-use program::Program;
+use program::{Prepared, Program};
 use task::{CodeTask, Tests};
 use verdict::Verdict;
 
@@ -47,7 +48,7 @@ use verdict::Verdict;
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CodeConfig {
-    pub python_runtime: String,
+    pub python_runtime: PythonRuntime,
     pub float_tolerance: Option<f64>,
     pub run_all_cases: bool,
     pub stderr_chars: usize,
@@ -56,7 +57,7 @@ pub struct CodeConfig {
 impl Default for CodeConfig {
     fn default() -> Self {
         Self {
-            python_runtime: PythonRuntime::default().name().into(),
+            python_runtime: PythonRuntime::default(),
             float_tolerance: None,
             run_all_cases: false,
             stderr_chars: 1000,
@@ -67,20 +68,10 @@ impl Default for CodeConfig {
 /// The environment.
 pub struct CodeEnv {
     config: CodeConfig,
-    runtime: PythonRuntime,
 }
 
 impl CodeEnv {
     pub fn new(config: CodeConfig) -> Result<Self, ConfigError> {
-        let runtime = PythonRuntime::from_name(&config.python_runtime).ok_or_else(|| {
-            ConfigError::Invalid {
-                env: "code".into(),
-                message: format!(
-                    "python_runtime `{}` is not `cpython-3.12` or `cpython-3.15-snapshot`",
-                    config.python_runtime
-                ),
-            }
-        })?;
         if let Some(t) = config.float_tolerance {
             if !(t.is_finite() && t >= 0.0) {
                 return Err(ConfigError::Invalid {
@@ -89,12 +80,12 @@ impl CodeEnv {
                 });
             }
         }
-        Ok(Self { config, runtime })
+        Ok(Self { config })
     }
 
-    fn judge(&self, sample: &Sample) -> Result<Judgement, String> {
-        let task = CodeTask::from_sample(sample).map_err(|e| e.to_string())?;
-        let response = sample.response().map_err(|e| e.to_string())?;
+    fn judge(&self, sample: &Sample) -> Result<Judgement, ScoreError> {
+        let task = CodeTask::try_from(sample)?;
+        let response = sample.response()?;
         let total = match &task.tests {
             Tests::Stdio(cases) => cases.len(),
             Tests::Assert { .. } => 1,
@@ -107,20 +98,18 @@ impl CodeEnv {
             ));
         };
         let limits = Limits::new(task.time_limit_s, task.memory_limit_mb);
-        let python = Python::load(self.runtime).map_err(|e| e.to_string())?;
+        let python = Python::load(self.config.python_runtime)?;
         match &task.tests {
             Tests::Assert { code, entry_point } => {
                 if task.language != language::Language::Python {
-                    return Err("assert tests need `language: python`".into());
+                    return Err(ScoreError::AssertNeedsPython);
                 }
-                judge_assert(python, &source, code, entry_point, &limits).map_err(|e| e.to_string())
+                Ok(judge_assert(python, &source, code, entry_point, &limits)?)
             }
             Tests::Stdio(cases) => {
-                let program = match Program::prepare(task.language, &source, python)
-                    .map_err(|e| e.to_string())?
-                {
-                    Ok(p) => p,
-                    Err(diagnostics) => {
+                let program = match Program::prepare(task.language, &source, python)? {
+                    Prepared::Ready(p) => p,
+                    Prepared::CompileError(diagnostics) => {
                         return Ok(Judgement::failed_before_running(
                             Verdict::CompileError,
                             total,
@@ -129,14 +118,8 @@ impl CodeEnv {
                     }
                 };
                 let tolerance = self.config.float_tolerance.map(FloatTolerance::both);
-                judge_stdio(
-                    &program,
-                    cases,
-                    &limits,
-                    tolerance,
-                    self.config.run_all_cases,
-                )
-                .map_err(|e| e.to_string())
+                let run_all = self.config.run_all_cases;
+                Ok(judge_stdio(&program, cases, &limits, tolerance, run_all)?)
             }
         }
     }
@@ -182,7 +165,7 @@ impl Environment for CodeEnv {
     fn score(&self, sample: &Sample) -> Reward {
         let judgement = match self.judge(sample) {
             Ok(j) => j,
-            Err(message) => return Reward::error(message),
+            Err(error) => return error.into(),
         };
         let mut reward = Reward::pass_fail(judgement.verdict == Verdict::Accepted)
             .with("verdict", judgement.verdict.as_str())
@@ -217,11 +200,14 @@ mod tests {
 
     #[test]
     fn config_rejects_unknown_runtime_and_keys() {
-        let bad = CodeConfig {
-            python_runtime: "pypy".into(),
-            ..CodeConfig::default()
-        };
-        assert!(CodeEnv::new(bad).is_err());
+        let pypy = EnvConfig::from_pairs(["python_runtime=pypy"]).unwrap();
+        let err = pypy.parse::<CodeConfig>("code").unwrap_err().to_string();
+        assert!(
+            err.contains(
+                "unknown variant `pypy`, expected `cpython-3.12` or `cpython-3.15-snapshot`"
+            ),
+            "{err}"
+        );
         let cfg = EnvConfig::from_pairs(["nope=1"]).unwrap();
         assert!(cfg.parse::<CodeConfig>("code").is_err());
     }

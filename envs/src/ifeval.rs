@@ -6,14 +6,15 @@
 //! uses for IF-RL; `loose = true` grades with the loose variants instead.
 //! `details.strict` and `details.loose` always hold one boolean per instruction.
 
+use cascade_datasets::ifeval::IfevalRow;
 use cascade_verifiers::ifeval::{evaluate, parse_list};
 use cascade_verifiers::{FieldError, Reward, Sample};
 use serde::Deserialize;
-use serde_json::Value;
 
 use crate::config::ConfigError;
 use crate::environment::{ChatMessage, Environment};
 use crate::registry::EnvPlugin;
+use crate::score_error::ScoreError;
 
 /// Settings of the `ifeval` environment.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -50,21 +51,11 @@ impl IfevalEnv {
         }
     }
 
-    fn try_score(&self, sample: &Sample) -> Result<Reward, String> {
-        sample.validate_common().map_err(|e| e.to_string())?;
-        let response = sample.response().map_err(|e| e.to_string())?;
-        let ids = sample
-            .array_field("instruction_id_list")
-            .map_err(|e| e.to_string())?;
-        let kwargs = match sample.get("kwargs") {
-            // A row without kwargs has no arguments for any id.
-            None | Some(Value::Null) => vec![Value::Null; ids.len()],
-            Some(_) => sample
-                .array_field("kwargs")
-                .map_err(|e| e.to_string())?
-                .clone(),
-        };
-        let instructions = parse_list(ids, &kwargs).map_err(|e| e.to_string())?;
+    fn try_score(&self, sample: &Sample) -> Result<Reward, ScoreError> {
+        sample.validate_common()?;
+        let response = sample.response()?;
+        let row = IfevalRow::try_from(sample)?;
+        let instructions = parse_list(&row.instruction_ids, &row.kwargs)?;
         let verdicts = evaluate(&instructions, response);
         let graded = if self.config.loose {
             &verdicts.loose
@@ -87,7 +78,7 @@ impl Environment for IfevalEnv {
     }
 
     fn score(&self, sample: &Sample) -> Reward {
-        self.try_score(sample).unwrap_or_else(Reward::error)
+        self.try_score(sample).unwrap_or_else(Reward::from)
     }
 }
 
@@ -107,6 +98,7 @@ inventory::submit! {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
     use crate::EnvConfig;
     use serde_json::json;
 

@@ -41,6 +41,7 @@ mod wasi;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use cascade_datasets::swe::SweRow;
 use cascade_sandboxes::PythonRuntime;
 use cascade_verifiers::patch::{apply_diff_text, apply_response, ApplyOptions, ResponseOutcome};
 use cascade_verifiers::testlog::{parse_log, parse_pytest};
@@ -52,19 +53,31 @@ pub use backend::{
     split_log, BackendError, TestBackend, TestJob, TestRun, END_MARKER, RUNNER_PY, SUMMARY_MARKER,
 };
 pub use native::NativeBackend;
-pub use pytest_site::{pinned_wheels, PytestSite, RunnerMode, Wheel, PYTEST_WHEELS};
+pub use pytest_site::{pinned_wheels, PytestSite, RunnerMode, Wheel, WheelMissing, PYTEST_WHEELS};
 pub use snapshot::{copy_snapshot, DiskTree, SnapshotError};
 pub use wasi::WasiBackend;
 
 use crate::config::{ConfigError, EnvConfig};
 use crate::environment::{ChatMessage, Environment};
 use crate::registry::EnvPlugin;
+use crate::score_error::ScoreError;
+
+/// Where a repository's tests run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    /// CPython for WASI in wasmtime, with fuel and memory limits.
+    #[default]
+    Wasi,
+    /// Host CPython in bubblewrap: weaker isolation, for C extensions.
+    Native,
+}
 
 /// Typed settings of the `swe` environment.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SweConfig {
-    pub backend: String,
+    pub backend: BackendKind,
     pub fuzz: usize,
     pub whitespace: bool,
     pub strip: Option<usize>,
@@ -74,20 +87,22 @@ pub struct SweConfig {
     /// `native` only: a test command instead of the bundled runner, e.g.
     /// `python -m pytest -rA -p no:cacheprovider {tests}` (split on spaces).
     pub test_command: String,
-    /// `wasi` only: `cpython-3.12` or `cpython-3.15-snapshot`.
-    pub python_runtime: String,
+    /// `wasi` only. `cpython-3.12` by default, unlike `code`'s 3.15 snapshot:
+    /// repositories target released Pythons, and the snapshot's saving (interpreter
+    /// start-up) is small beside a test suite's run.
+    pub python_runtime: PythonRuntime,
     /// `wasi` only: the guest's memory limit.
     pub memory_mb: u64,
     pub log_chars: usize,
     /// Who runs the tests: `auto` (real pytest when the suite needs it), `pytest`
     /// or `builtin` (the standard-library stand-in).
-    pub runner: String,
+    pub runner: RunnerMode,
 }
 
 impl Default for SweConfig {
     fn default() -> Self {
         Self {
-            backend: "wasi".into(),
+            backend: BackendKind::Wasi,
             fuzz: 2,
             whitespace: true,
             strip: None,
@@ -95,10 +110,10 @@ impl Default for SweConfig {
             python: "python3".into(),
             bwrap: "bwrap".into(),
             test_command: String::new(),
-            python_runtime: "cpython-3.12".into(),
+            python_runtime: PythonRuntime::Cpython312,
             memory_mb: 2048,
             log_chars: 2000,
-            runner: "auto".into(),
+            runner: RunnerMode::Auto,
         }
     }
 }
@@ -130,14 +145,9 @@ impl SweEnv {
                 parsed.timeout_s
             )));
         }
-        let runner = RunnerMode::from_name(&parsed.runner).ok_or_else(|| {
-            invalid(format!(
-                "runner `{}` is not `auto`, `pytest` or `builtin`",
-                parsed.runner
-            ))
-        })?;
-        let backend: Box<dyn TestBackend> = match parsed.backend.as_str() {
-            "native" => Box::new(
+        let runner = parsed.runner;
+        let backend: Box<dyn TestBackend> = match parsed.backend {
+            BackendKind::Native => Box::new(
                 NativeBackend::new(&parsed.bwrap, &parsed.python)
                     .with_command(
                         parsed
@@ -148,20 +158,14 @@ impl SweEnv {
                     )
                     .with_runner(runner),
             ),
-            "wasi" => {
-                let runtime =
-                    PythonRuntime::from_name(&parsed.python_runtime).ok_or_else(|| {
-                        invalid(format!(
-                            "python_runtime `{}` is not `cpython-3.12` or `cpython-3.15-snapshot`",
-                            parsed.python_runtime
-                        ))
-                    })?;
+            BackendKind::Wasi => {
                 if !parsed.test_command.trim().is_empty() {
                     return Err(invalid("test_command needs backend=native".into()));
                 }
-                Box::new(WasiBackend::new(runtime, parsed.memory_mb).with_runner(runner))
+                Box::new(
+                    WasiBackend::new(parsed.python_runtime, parsed.memory_mb).with_runner(runner),
+                )
             }
-            other => return Err(invalid(format!("unknown backend `{other}` (native, wasi)"))),
         };
         Ok(Self::with_backend(config, parsed, backend))
     }
@@ -195,28 +199,34 @@ impl SweEnv {
         let mut timings = Timings::default();
         let reward = match self.try_score(sample, &mut timings) {
             Ok(r) => r,
-            Err(e) => Reward::error(e),
+            Err(e) => e.into(),
         };
         (reward, timings)
     }
 
-    fn try_score(&self, sample: &Sample, timings: &mut Timings) -> Result<Reward, String> {
-        sample.validate_common().map_err(|e| e.to_string())?;
-        let task = Task::from_sample(sample).map_err(|e| e.to_string())?;
-        let response = sample.response().map_err(|e| e.to_string())?;
+    fn try_score(&self, sample: &Sample, timings: &mut Timings) -> Result<Reward, ScoreError> {
+        sample.validate_common()?;
+        let task = SweRow::try_from(sample)?;
+        let response = sample.response()?;
         let source = self.base_dir.join(&task.repo);
 
         let started = Instant::now();
         let temp = tempfile::Builder::new()
             .prefix("cascade-swe-")
             .tempdir()
-            .map_err(|e| format!("cannot create a temporary folder: {e}"))?;
+            .map_err(|source| ScoreError::Io {
+                what: "cannot create a temporary folder",
+                source,
+            })?;
         let work = temp.path().join("repo");
         let scratch = temp.path().join("scratch");
         std::fs::create_dir(&work)
             .and_then(|_| std::fs::create_dir(&scratch))
-            .map_err(|e| format!("cannot create the working copy: {e}"))?;
-        copy_snapshot(&source, &work).map_err(|e| e.to_string())?;
+            .map_err(|source| ScoreError::Io {
+                what: "cannot create the working copy",
+                source,
+            })?;
+        copy_snapshot(&source, &work)?;
         timings.copy = started.elapsed();
 
         let started = Instant::now();
@@ -245,19 +255,16 @@ impl SweEnv {
                 details,
             });
         }
-        tree.write(&outcome.changes).map_err(|e| e.to_string())?;
-        if let Some(test_patch) = &task.test_patch {
+        tree.write(&outcome.changes)?;
+        if let Some(test_patch) = task.test_patch() {
             // Computed against the snapshot: files the test patch touches are reset
             // to their original state first, whatever the model did to them.
             let original = DiskTree::new(&source);
             let tests = apply_diff_text(test_patch, &original, &ApplyOptions::default());
             if !tests.applied {
-                return Err(format!(
-                    "test_patch does not apply: {}",
-                    tests.error.unwrap_or_default()
-                ));
+                return Err(ScoreError::TestPatch(tests.error.unwrap_or_default()));
             }
-            tree.write(&tests.changes).map_err(|e| e.to_string())?;
+            tree.write(&tests.changes)?;
         }
         timings.apply = started.elapsed();
 
@@ -282,7 +289,7 @@ impl SweEnv {
                 tests: &ids,
                 timeout: Duration::from_secs_f64(self.config.timeout_s),
             };
-            self.backend.run(&job).map_err(|e| e.to_string())?
+            self.backend.run(&job)?
         };
         timings.test = started.elapsed();
 
@@ -367,59 +374,6 @@ fn mask_after(text: &str, prefix: &str, keep: impl Fn(char) -> bool, with: &str)
     }
     out.push_str(rest);
     out
-}
-
-/// The fields of one `swe` row.
-struct Task {
-    repo: String,
-    fail_to_pass: Vec<String>,
-    pass_to_pass: Vec<String>,
-    test_patch: Option<String>,
-}
-
-impl Task {
-    fn from_sample(sample: &Sample) -> Result<Self, FieldError> {
-        let test_patch = match sample.get("test_patch") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) if s.trim().is_empty() => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(_) => sample.str_field("test_patch").map(|s| Some(s.to_owned()))?,
-        };
-        Ok(Self {
-            repo: sample.str_field("repo")?.to_owned(),
-            fail_to_pass: test_list(sample, "fail_to_pass")?,
-            pass_to_pass: test_list(sample, "pass_to_pass")?,
-            test_patch,
-        })
-    }
-}
-
-/// A list of test ids: a JSON array, or a string holding one (as SWE-bench stores
-/// them); the upper-case SWE-bench field name is accepted too.
-fn test_list(sample: &Sample, field: &str) -> Result<Vec<String>, FieldError> {
-    let upper = field.to_uppercase();
-    let (name, value) = match (sample.get(field), sample.get(&upper)) {
-        (Some(v), _) => (field, v),
-        (None, Some(v)) => (upper.as_str(), v),
-        (None, None) => return Err(FieldError::Missing(field.to_owned())),
-    };
-    let wrong = || FieldError::WrongType {
-        field: name.to_owned(),
-        expected: "a list of test ids (or a JSON string of one)",
-        found: cascade_verifiers::sample::type_name(value),
-    };
-    let parsed;
-    let list = match value {
-        Value::Array(a) => a,
-        Value::String(s) => {
-            parsed = serde_json::from_str::<Value>(s).map_err(|_| wrong())?;
-            parsed.as_array().ok_or_else(wrong)?
-        }
-        _ => return Err(wrong()),
-    };
-    list.iter()
-        .map(|v| v.as_str().map(str::to_owned).ok_or_else(wrong))
-        .collect()
 }
 
 impl Environment for SweEnv {
@@ -510,13 +464,13 @@ mod tests {
             r#"{"id":"a","response":"","repo":"r","FAIL_TO_PASS":"[\"t.py::a\"]","pass_to_pass":["t.py::b"]}"#,
         )
         .unwrap();
-        let task = Task::from_sample(&s).unwrap();
+        let task = SweRow::try_from(&s).unwrap();
         assert_eq!(task.fail_to_pass, vec!["t.py::a"]);
         assert_eq!(task.pass_to_pass, vec!["t.py::b"]);
         let bad = Sample::from_json_line(
             r#"{"id":"a","response":"","repo":"r","fail_to_pass":3,"pass_to_pass":[]}"#,
         )
         .unwrap();
-        assert!(Task::from_sample(&bad).is_err());
+        assert!(SweRow::try_from(&bad).is_err());
     }
 }

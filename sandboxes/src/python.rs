@@ -25,13 +25,16 @@ use crate::module_cache::{cache_root, load_file};
 use crate::pool::WorkerPool;
 use crate::wasm_program::{Entry, Invocation, Mount, WasmProgram};
 
-/// Which CPython build runs programs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+/// Which CPython build runs programs. Configs name it as [`PythonRuntime::name`]
+/// says (`python_runtime = "cpython-3.12"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Deserialize)]
 pub enum PythonRuntime {
     /// CPython 3.12, plain WASI command.
+    #[serde(rename = "cpython-3.12")]
     Cpython312,
     /// CPython 3.15, pre-initialized snapshot: the default, about 10x cheaper per run.
     #[default]
+    #[serde(rename = "cpython-3.15-snapshot")]
     Cpython315Snapshot,
 }
 

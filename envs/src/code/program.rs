@@ -87,16 +87,23 @@ for _cascade_stream in (sys.stdout, sys.__stdout__, sys.stderr, sys.__stderr__):
 _cascade_exit(_cascade_status)
 "#;
 
+/// A response's program, ready to run, or the compiler's diagnostics.
+pub enum Prepared {
+    Ready(Program),
+    /// The program does not compile: a verdict on the program, not an error.
+    CompileError(String),
+}
+
 impl Program {
-    /// Prepares `source`. `Ok(Err(message))` is a compile error of the program.
+    /// Prepares `source`; the error is the sandbox failing, not the program.
     pub fn prepare(
         language: Language,
         source: &str,
         python: &'static Python,
-    ) -> Result<Result<Program, String>, SandboxError> {
+    ) -> Result<Prepared, SandboxError> {
         let c = match language {
             Language::Python => {
-                return Ok(Ok(Program::Python {
+                return Ok(Prepared::Ready(Program::Python {
                     python,
                     source: source.to_owned(),
                 }))
@@ -105,9 +112,9 @@ impl Program {
             Language::Cpp => CLanguage::Cpp,
         };
         Ok(match Clang::load()?.compile(c, source)? {
-            Ok(program) => Ok(Program::Native(program)),
+            Ok(program) => Prepared::Ready(Program::Native(program)),
             // Each kind's message is reproducible byte for byte (see `CompileError`).
-            Err(failure) => Err(failure.to_string()),
+            Err(failure) => Prepared::CompileError(failure.to_string()),
         })
     }
 

@@ -17,7 +17,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use super::backend::{write_runner, BackendError, TestBackend, TestJob, TestRun};
-use super::pytest_site::{runner_options, PytestSite, RunnerMode};
+use super::pytest_site::{runner_options, PytestSite, RunnerMode, WheelMissing};
 
 /// Where the working copy appears inside the sandbox (on its private tmpfs), so
 /// tracebacks name the same paths on every run.
@@ -35,7 +35,7 @@ pub struct NativeBackend {
     command: Vec<String>,
     mode: RunnerMode,
     /// The pytest wheels, bound read-only under `/tmp/pytest`.
-    site: Result<PytestSite, String>,
+    site: Result<PytestSite, WheelMissing>,
     resolved_python: OnceLock<Result<Interpreter, String>>,
 }
 
@@ -143,7 +143,8 @@ impl TestBackend for NativeBackend {
     fn run(&self, job: &TestJob<'_>) -> Result<TestRun, BackendError> {
         let python = self.python()?;
         let options = if self.command.is_empty() {
-            runner_options(self.mode, &self.site).map_err(BackendError::Unavailable)?
+            runner_options(self.mode, &self.site)
+                .map_err(|e| BackendError::Unavailable(e.to_string()))?
         } else {
             Vec::new()
         };

@@ -10,8 +10,19 @@ use cascade_sandboxes::module_cache::cache_root;
 /// The pinned wheels: `NAME VERSION SHA256` lines (comments start with `#`).
 pub const PYTEST_WHEELS: &str = include_str!("pytest_wheels.txt");
 
-/// Which runner runs the tests in the guest.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// A pinned wheel is not installed (or not the pinned file) in the runtime cache.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the {name}=={version} wheel is not installed in {} (run scripts/setup)", dir.display())]
+pub struct WheelMissing {
+    pub name: String,
+    pub version: String,
+    pub dir: PathBuf,
+}
+
+/// Which runner runs the tests in the guest (config values `auto`, `pytest`,
+/// `builtin`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum RunnerMode {
     /// Real pytest when the suite uses what the stand-in lacks (a pytest config
     /// file, hooks, plugins, fixtures such as `caplog`), else the stand-in; the
@@ -83,7 +94,7 @@ pub struct PytestSite {
 impl PytestSite {
     /// The installed wheels, mounted under `guest_root` (`/pytest` in the WASI guest).
     /// An error names the first wheel that is missing or does not match its pin.
-    pub fn installed(guest_root: &str) -> Result<Self, String> {
+    pub fn installed(guest_root: &str) -> Result<Self, WheelMissing> {
         let runtimes = cache_root().join("runtimes");
         let mut dirs = Vec::new();
         let mut key = Vec::new();
@@ -92,12 +103,11 @@ impl PytestSite {
             let dir = runtimes.join(format!("{}-{}", wheel.name, wheel.version));
             let stamp = std::fs::read_to_string(dir.join(".complete")).unwrap_or_default();
             if stamp.trim() != wheel.sha256 {
-                return Err(format!(
-                    "the {}=={} wheel is not installed in {} (run scripts/setup)",
-                    wheel.name,
-                    wheel.version,
-                    dir.display()
-                ));
+                return Err(WheelMissing {
+                    name: wheel.name,
+                    version: wheel.version,
+                    dir,
+                });
             }
             let modified = std::fs::metadata(dir.join(".complete"))
                 .and_then(|m| m.modified())
@@ -129,8 +139,8 @@ impl PytestSite {
 /// run, nothing for the stand-in. `Pytest` without installed wheels is an error.
 pub fn runner_options(
     mode: RunnerMode,
-    site: &Result<PytestSite, String>,
-) -> Result<Vec<String>, String> {
+    site: &Result<PytestSite, WheelMissing>,
+) -> Result<Vec<String>, WheelMissing> {
     match (mode, site) {
         (RunnerMode::Builtin, _) | (RunnerMode::Auto, Err(_)) => Ok(Vec::new()),
         (RunnerMode::Pytest, Err(e)) => Err(e.clone()),
@@ -168,7 +178,11 @@ mod tests {
             ],
             key: "a_b".into(),
         });
-        let missing: Result<PytestSite, String> = Err("not installed".into());
+        let missing = Err(WheelMissing {
+            name: "pytest".into(),
+            version: "9".into(),
+            dir: PathBuf::from("/nowhere"),
+        });
         assert!(runner_options(RunnerMode::Builtin, &site)
             .unwrap()
             .is_empty());

@@ -16,7 +16,7 @@ use cascade_sandboxes::{Limits, Mount, Python, PythonRuntime, Status};
 
 use super::backend::{write_runner, BackendError, TestBackend, TestJob, TestRun};
 use super::bytecode::{bytecode_dir, GUEST_PYC};
-use super::pytest_site::{runner_options, PytestSite, RunnerMode};
+use super::pytest_site::{runner_options, PytestSite, RunnerMode, WheelMissing};
 
 /// Where the pytest wheels are mounted in the guest.
 const GUEST_WHEELS: &str = "/pytest";
@@ -25,7 +25,7 @@ pub struct WasiBackend {
     runtime: PythonRuntime,
     memory_mb: u64,
     mode: RunnerMode,
-    site: Result<PytestSite, String>,
+    site: Result<PytestSite, WheelMissing>,
     bytecode: Mutex<Bytecode>,
 }
 
@@ -82,7 +82,8 @@ impl TestBackend for WasiBackend {
         let python = Python::load(self.runtime).map_err(|e| {
             BackendError::Unavailable(format!("{e} (run scripts/setup to install the runtime)"))
         })?;
-        let options = runner_options(self.mode, &self.site).map_err(BackendError::Unavailable)?;
+        let options = runner_options(self.mode, &self.site)
+            .map_err(|e| BackendError::Unavailable(e.to_string()))?;
         let runner_dir = job.scratch.join("runner");
         write_runner(&runner_dir, job.tests)?;
         // The logging plugin opens os.devnull at start-up; WASI has no devices.

@@ -1,4 +1,5 @@
-//! A `code` sample's reference fields, read and checked (see `SPEC.md`).
+//! A `code` row's task fields, read and checked (see `SPEC.md`): what the `code`
+//! environment judges against, and what every loader's output must parse as.
 
 use cascade_verifiers::{FieldError, Sample};
 use serde_json::Value;
@@ -37,9 +38,11 @@ pub struct CodeTask {
     pub memory_limit_mb: u64,
 }
 
-impl CodeTask {
+impl TryFrom<&Sample> for CodeTask {
+    type Error = FieldError;
+
     /// Reads `language`, `tests`, `time_limit_s` and `memory_limit_mb`.
-    pub fn from_sample(sample: &Sample) -> Result<Self, FieldError> {
+    fn try_from(sample: &Sample) -> Result<Self, FieldError> {
         let name = sample.str_field("language")?;
         let language = Language::parse(name).ok_or_else(|| FieldError::WrongType {
             field: "language".into(),

@@ -14,11 +14,16 @@
 //! `NAME` or else `Solution().NAME` (LeetCode style), with JSON arguments, and compare the result as JSON (tuples as lists),
 //! as LiveCodeBench does.
 
+pub mod language;
+pub mod task;
+
 use std::path::Path;
 
+use cascade_verifiers::{FieldError, Sample};
 use serde_json::{json, Map, Value};
 
-use crate::error::LoadError;
+use crate::error::{LoadError, RowError};
+use task::CodeTask;
 
 /// A public layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,28 +68,32 @@ pub fn load(
     crate::jsonl::convert_file(path, |row, _| convert(format, row, options))
 }
 
-/// Converts one public row.
-pub fn convert(format: CodeFormat, row: &Value, options: LoadOptions) -> Result<Value, String> {
-    match format {
+/// Converts one public row. The result is checked as the `code` environment reads
+/// it ([`CodeTask`]), so a row that loads is a row that can be judged.
+pub fn convert(format: CodeFormat, row: &Value, options: LoadOptions) -> Result<Value, RowError> {
+    let converted = match format {
         CodeFormat::HumanEval => humaneval(row, options),
         CodeFormat::Mbpp => mbpp(row, options),
         CodeFormat::LiveCodeBench => livecodebench(row),
         CodeFormat::Apps => apps(row),
         CodeFormat::CodeContests => codecontests(row),
-    }
+    }?;
+    let sample = Sample::new(converted);
+    CodeTask::try_from(&sample)?;
+    Ok(sample.value().clone())
 }
 
-fn text<'a>(row: &'a Value, key: &str) -> Result<&'a str, String> {
+fn text<'a>(row: &'a Value, key: &str) -> Result<&'a str, RowError> {
     row.get(key)
         .and_then(Value::as_str)
-        .ok_or_else(|| format!("missing string field `{key}`"))
+        .ok_or_else(|| RowError::absent(key, "string"))
 }
 
-fn id_of(row: &Value, key: &str) -> Result<String, String> {
+fn id_of(row: &Value, key: &str) -> Result<String, RowError> {
     match row.get(key) {
         Some(Value::String(s)) => Ok(s.clone()),
         Some(Value::Number(n)) => Ok(n.to_string()),
-        _ => Err(format!("missing id field `{key}`")),
+        _ => Err(RowError::absent(key, "id (a string or a number)")),
     }
 }
 
@@ -101,7 +110,7 @@ fn fenced(code: &str) -> String {
     format!("```python\n{}\n```", code.trim_end())
 }
 
-fn humaneval(row: &Value, options: LoadOptions) -> Result<Value, String> {
+fn humaneval(row: &Value, options: LoadOptions) -> Result<Value, RowError> {
     let prompt = text(row, "prompt")?;
     let tests = json!({"kind": "assert", "code": text(row, "test")?, "entry_point": text(row, "entry_point")?});
     let mut m = python_row(id_of(row, "task_id")?, prompt, tests);
@@ -112,11 +121,11 @@ fn humaneval(row: &Value, options: LoadOptions) -> Result<Value, String> {
     Ok(Value::Object(m))
 }
 
-fn mbpp(row: &Value, options: LoadOptions) -> Result<Value, String> {
+fn mbpp(row: &Value, options: LoadOptions) -> Result<Value, RowError> {
     let asserts: Vec<&str> = row
         .get("test_list")
         .and_then(Value::as_array)
-        .ok_or("missing array field `test_list`")?
+        .ok_or_else(|| RowError::absent("test_list", "array"))?
         .iter()
         .filter_map(Value::as_str)
         .collect();
@@ -125,7 +134,7 @@ fn mbpp(row: &Value, options: LoadOptions) -> Result<Value, String> {
         .iter()
         .find_map(|a| called_name(a))
         .or_else(|| defined_name(code))
-        .ok_or("cannot tell the function under test from `test_list`")?;
+        .ok_or_else(|| RowError::invalid("test_list", "names no function under test"))?;
     let setup = row
         .get("test_setup_code")
         .and_then(Value::as_str)
@@ -182,13 +191,11 @@ fn defined_name(code: &str) -> Option<String> {
 }
 
 /// A JSON value that may be stored as a JSON string (LiveCodeBench, APPS do).
-fn embedded(row: &Value, key: &str) -> Result<Value, String> {
+fn embedded(row: &Value, key: &str) -> Result<Value, RowError> {
     match row.get(key) {
-        Some(Value::String(s)) => {
-            serde_json::from_str(s).map_err(|e| format!("field `{key}` is not JSON: {e}"))
-        }
+        Some(Value::String(s)) => serde_json::from_str(s).map_err(|e| not_json(key, e)),
         Some(v) => Ok(v.clone()),
-        None => Err(format!("missing field `{key}`")),
+        None => Err(FieldError::Missing(key.to_owned()).into()),
     }
 }
 
@@ -216,11 +223,11 @@ pub fn function_call_tests(name: &str, calls: &[(Vec<Value>, Value)]) -> Value {
     json!({"kind": "assert", "code": code, "entry_point": name})
 }
 
-fn livecodebench(row: &Value) -> Result<Value, String> {
+fn livecodebench(row: &Value) -> Result<Value, RowError> {
     let cases = embedded(row, "public_test_cases")?;
     let cases = cases
         .as_array()
-        .ok_or("`public_test_cases` is not a list")?;
+        .ok_or_else(|| RowError::invalid("public_test_cases", "is not a list"))?;
     let mut private = match row.get("private_test_cases") {
         Some(Value::String(s)) if s.trim_start().starts_with('[') => {
             serde_json::from_str::<Value>(s)
@@ -241,26 +248,25 @@ fn livecodebench(row: &Value) -> Result<Value, String> {
         let name = metadata
             .get("func_name")
             .and_then(Value::as_str)
-            .ok_or("functional cases need `metadata.func_name`")?;
+            .ok_or_else(|| {
+                RowError::absent("metadata.func_name", "string (functional cases need it)")
+            })?;
         let mut calls = Vec::new();
         for c in &all {
             let input = c
                 .get("input")
                 .and_then(Value::as_str)
-                .ok_or("case without `input`")?;
+                .ok_or_else(|| RowError::absent("input", "string in a test case"))?;
             let output = c
                 .get("output")
                 .and_then(Value::as_str)
-                .ok_or("case without `output`")?;
+                .ok_or_else(|| RowError::absent("output", "string in a test case"))?;
             let args = input
                 .lines()
                 .filter(|l| !l.trim().is_empty())
-                .map(|l| {
-                    serde_json::from_str(l).map_err(|e| format!("argument `{l}` is not JSON: {e}"))
-                })
-                .collect::<Result<Vec<Value>, String>>()?;
-            let expected =
-                serde_json::from_str(output).map_err(|e| format!("output is not JSON: {e}"))?;
+                .map(|l| serde_json::from_str(l).map_err(|e| not_json("input", e)))
+                .collect::<Result<Vec<Value>, RowError>>()?;
+            let expected = serde_json::from_str(output).map_err(|e| not_json("output", e))?;
             calls.push((args, expected));
         }
         function_call_tests(name, &calls)
@@ -276,6 +282,13 @@ fn livecodebench(row: &Value) -> Result<Value, String> {
     Ok(Value::Object(python_row(id, prompt, tests)))
 }
 
+fn not_json(field: &str, e: serde_json::Error) -> RowError {
+    RowError::NotJson {
+        field: field.to_owned(),
+        reason: e.to_string(),
+    }
+}
+
 /// Lists of inputs and outputs as strings (APPS stores lists of lines sometimes).
 fn as_text(v: &Value) -> String {
     match v {
@@ -285,22 +298,23 @@ fn as_text(v: &Value) -> String {
     }
 }
 
-fn apps(row: &Value) -> Result<Value, String> {
+fn apps(row: &Value) -> Result<Value, RowError> {
     let io = embedded(row, "input_output")?;
     let inputs = io
         .get("inputs")
         .and_then(Value::as_array)
-        .ok_or("`input_output.inputs` missing")?;
+        .ok_or_else(|| RowError::absent("input_output.inputs", "array"))?;
     let outputs = io
         .get("outputs")
         .and_then(Value::as_array)
-        .ok_or("`input_output.outputs` missing")?;
+        .ok_or_else(|| RowError::absent("input_output.outputs", "array"))?;
     if inputs.len() != outputs.len() {
-        return Err(format!(
-            "{} inputs but {} outputs",
-            inputs.len(),
-            outputs.len()
-        ));
+        return Err(RowError::Unpaired {
+            left: inputs.len(),
+            left_name: "inputs".into(),
+            right: outputs.len(),
+            right_name: "outputs".into(),
+        });
     }
     let tests = match io.get("fn_name").and_then(Value::as_str) {
         Some(name) => {
@@ -332,7 +346,7 @@ fn apps(row: &Value) -> Result<Value, String> {
     Ok(Value::Object(python_row(id, text(row, "question")?, tests)))
 }
 
-fn codecontests(row: &Value) -> Result<Value, String> {
+fn codecontests(row: &Value) -> Result<Value, RowError> {
     let mut cases = Vec::new();
     for key in ["public_tests", "private_tests", "generated_tests"] {
         let Some(t) = row.get(key) else { continue };
@@ -347,18 +361,15 @@ fn codecontests(row: &Value) -> Result<Value, String> {
             .cloned()
             .unwrap_or_default();
         if inputs.len() != outputs.len() {
-            return Err(format!(
-                "`{key}`: {} inputs but {} outputs",
-                inputs.len(),
-                outputs.len()
-            ));
+            let problem = format!("has {} inputs but {} outputs", inputs.len(), outputs.len());
+            return Err(RowError::invalid(key, problem));
         }
         for (i, o) in inputs.iter().zip(&outputs) {
             cases.push(json!({"input": as_text(i), "output": as_text(o)}));
         }
     }
     if cases.is_empty() {
-        return Err("no test cases".into());
+        return Err(RowError::NoTests);
     }
     let tests = json!({"kind": "stdio", "cases": cases});
     let mut m = python_row(id_of(row, "name")?, text(row, "description")?, tests);
