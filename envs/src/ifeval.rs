@@ -98,9 +98,9 @@ inventory::submit! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Value;
     use crate::EnvConfig;
     use serde_json::json;
+    use serde_json::Value;
 
     fn score(config: IfevalConfig, line: Value) -> Reward {
         IfevalEnv::new(config).score(&Sample::new(line))

@@ -211,49 +211,16 @@ impl SweEnv {
         let source = self.base_dir.join(&task.repo);
 
         let started = Instant::now();
-        let temp = tempfile::Builder::new()
-            .prefix("cascade-swe-")
-            .tempdir()
-            .map_err(|source| ScoreError::Io {
-                what: "cannot create a temporary folder",
-                source,
-            })?;
-        let work = temp.path().join("repo");
-        let scratch = temp.path().join("scratch");
-        std::fs::create_dir(&work)
-            .and_then(|_| std::fs::create_dir(&scratch))
-            .map_err(|source| ScoreError::Io {
-                what: "cannot create the working copy",
-                source,
-            })?;
-        copy_snapshot(&source, &work)?;
+        let copy = WorkingCopy::of(&source)?;
         timings.copy = started.elapsed();
 
         let started = Instant::now();
-        let tree = DiskTree::new(&work);
+        let tree = DiskTree::new(&copy.repo);
         let outcome = apply_response(response, &tree, &self.apply_options());
         let mut details = edit_details(&outcome);
         if !outcome.applied {
             timings.apply = started.elapsed();
-            let missing = |tests: &[String]| -> Map<String, Value> {
-                tests
-                    .iter()
-                    .map(|t| (t.clone(), json!("missing")))
-                    .collect()
-            };
-            details.insert(
-                "fail_to_pass".into(),
-                Value::Object(missing(&task.fail_to_pass)),
-            );
-            details.insert(
-                "pass_to_pass".into(),
-                Value::Object(missing(&task.pass_to_pass)),
-            );
-            details.insert("resolution".into(), json!("no"));
-            return Ok(Reward {
-                score: 0.0,
-                details,
-            });
+            return Ok(unapplied(&task, details));
         }
         tree.write(&outcome.changes)?;
         if let Some(test_patch) = task.test_patch() {
@@ -269,6 +236,13 @@ impl SweEnv {
         timings.apply = started.elapsed();
 
         let started = Instant::now();
+        let run = self.run_tests(&task, &copy)?;
+        timings.test = started.elapsed();
+        Ok(self.judge(&task, &run, &copy.repo, &mut details))
+    }
+
+    /// Runs every test the row names, each once.
+    fn run_tests(&self, task: &SweRow, copy: &WorkingCopy) -> Result<TestRun, ScoreError> {
         let mut ids: Vec<String> = task
             .fail_to_pass
             .iter()
@@ -277,22 +251,29 @@ impl SweEnv {
             .collect();
         ids.sort();
         ids.dedup();
-        let run = if ids.is_empty() {
-            TestRun {
+        if ids.is_empty() {
+            return Ok(TestRun {
                 log: format!("{SUMMARY_MARKER}\n{END_MARKER}\n"),
                 timed_out: false,
-            }
-        } else {
-            let job = TestJob {
-                repo: &work,
-                scratch: &scratch,
-                tests: &ids,
-                timeout: Duration::from_secs_f64(self.config.timeout_s),
-            };
-            self.backend.run(&job)?
+            });
+        }
+        let job = TestJob {
+            repo: &copy.repo,
+            scratch: &copy.scratch,
+            tests: &ids,
+            timeout: Duration::from_secs_f64(self.config.timeout_s),
         };
-        timings.test = started.elapsed();
+        Ok(self.backend.run(&job)?)
+    }
 
+    /// SWE-bench's resolution rules over the run's log.
+    fn judge(
+        &self,
+        task: &SweRow,
+        run: &TestRun,
+        work: &Path,
+        details: &mut Map<String, Value>,
+    ) -> Reward {
         let (body, statuses) = if self.config.test_command.trim().is_empty() {
             let (body, summary) = backend::split_log(&run.log);
             (body, parse_pytest(summary))
@@ -307,12 +288,64 @@ impl SweEnv {
         details.insert("pass_to_pass".into(), json!(p2p));
         details.insert("resolution".into(), json!(resolution));
         details.insert("timed_out".into(), json!(run.timed_out));
-        let log = sanitise_log(body, &work, self.config.log_chars);
+        let log = sanitise_log(body, work, self.config.log_chars);
         details.insert("log".into(), json!(log));
-        Ok(Reward {
+        Reward {
             score: if resolution == "full" { 1.0 } else { 0.0 },
-            details,
+            details: std::mem::take(details),
+        }
+    }
+}
+
+/// A fresh temporary copy of a snapshot (`repo`) and a scratch folder beside it,
+/// both removed on drop.
+struct WorkingCopy {
+    _temp: tempfile::TempDir,
+    repo: PathBuf,
+    scratch: PathBuf,
+}
+
+impl WorkingCopy {
+    fn of(source: &Path) -> Result<Self, ScoreError> {
+        let temp = tempfile::Builder::new()
+            .prefix("cascade-swe-")
+            .tempdir()
+            .map_err(|source| ScoreError::Io {
+                what: "cannot create a temporary folder",
+                source,
+            })?;
+        let repo = temp.path().join("repo");
+        let scratch = temp.path().join("scratch");
+        std::fs::create_dir(&repo)
+            .and_then(|_| std::fs::create_dir(&scratch))
+            .map_err(|source| ScoreError::Io {
+                what: "cannot create the working copy",
+                source,
+            })?;
+        copy_snapshot(source, &repo)?;
+        Ok(Self {
+            _temp: temp,
+            repo,
+            scratch,
         })
+    }
+}
+
+/// The reward of an edit that does not apply: every test `missing`.
+fn unapplied(task: &SweRow, mut details: Map<String, Value>) -> Reward {
+    let missing = |tests: &[String]| -> Value {
+        tests
+            .iter()
+            .map(|t| (t.clone(), json!("missing")))
+            .collect::<Map<String, Value>>()
+            .into()
+    };
+    details.insert("fail_to_pass".into(), missing(&task.fail_to_pass));
+    details.insert("pass_to_pass".into(), missing(&task.pass_to_pass));
+    details.insert("resolution".into(), json!("no"));
+    Reward {
+        score: 0.0,
+        details,
     }
 }
 

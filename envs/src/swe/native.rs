@@ -150,44 +150,8 @@ impl TestBackend for NativeBackend {
         };
         let runner_dir = job.scratch.join("runner");
         write_runner(&runner_dir, job.tests)?;
-        let mut cmd = Command::new(&self.bwrap);
-        cmd.args(["--unshare-all", "--die-with-parent", "--new-session"])
-            .args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"])
-            .args(["--tmpfs", "/tmp"]);
-        for hidden in HIDDEN {
-            if Path::new(hidden).is_dir() {
-                cmd.args(["--tmpfs", hidden]);
-            }
-        }
-        for prefix in &python.prefixes {
-            // An interpreter under a masked folder (a venv in a home, or a cache under
-            // /tmp) is bound back read-only so the sandbox can still run it.
-            if HIDDEN.iter().any(|h| prefix.starts_with(h)) || prefix.starts_with("/tmp") {
-                cmd.arg("--ro-bind").arg(prefix).arg(prefix);
-            }
-        }
-        if let (false, Ok(site)) = (options.is_empty(), &self.site) {
-            for (host, guest) in &site.dirs {
-                cmd.arg("--ro-bind").arg(host).arg(guest);
-            }
-        }
-        cmd.arg("--bind")
-            .arg(job.repo)
-            .arg(SANDBOX_REPO)
-            .arg("--ro-bind")
-            .arg(&runner_dir)
-            .arg("/tmp/runner")
-            .args(["--chdir", SANDBOX_REPO, "--clearenv"])
-            .arg("--setenv")
-            .arg("PATH")
-            .arg(search_path(&python.executable))
-            .args(["--setenv", "HOME", "/tmp"])
-            .args(["--setenv", "PYTHONHASHSEED", "0"])
-            .args(["--setenv", "PYTHONDONTWRITEBYTECODE", "1"])
-            .args(["--setenv", "PYTHONIOENCODING", "utf-8"])
-            .args(["--setenv", "LC_ALL", "C.UTF-8"])
-            .args(["--setenv", "TZ", "UTC"])
-            .args(["/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1"])
+        let mut cmd = self.sandbox(job, &python, &runner_dir, !options.is_empty());
+        cmd.args(["/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1"])
             .args(self.argv(&python, job.tests, options))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -208,52 +172,109 @@ impl TestBackend for NativeBackend {
             let _ = (&mut stderr).take(64 * 1024).read_to_end(&mut text);
             text
         });
-        let reader = thread::spawn(move || {
-            let mut kept = Vec::new();
-            let mut tail: Vec<u8> = Vec::new();
-            let mut buf = [0u8; 8192];
-            loop {
-                match stdout.read(&mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => {
-                        if kept.len() < MAX_LOG_BYTES / 2 {
-                            kept.extend_from_slice(&buf[..n]);
-                        } else {
-                            tail.extend_from_slice(&buf[..n]);
-                            if tail.len() > MAX_LOG_BYTES {
-                                tail.drain(..tail.len() - MAX_LOG_BYTES / 2);
-                            }
-                        }
-                    }
-                }
-            }
-            if !tail.is_empty() {
-                let start = tail.len().saturating_sub(MAX_LOG_BYTES / 2);
-                kept.extend_from_slice(b"\n[... output cut ...]\n");
-                kept.extend_from_slice(&tail[start..]);
-            }
-            kept
-        });
-        let deadline = Instant::now() + job.timeout;
-        let mut timed_out = false;
-        loop {
-            match child.try_wait() {
-                Ok(Some(_)) => break,
-                Ok(None) if Instant::now() >= deadline => {
-                    timed_out = true;
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    break;
-                }
-                Ok(None) => thread::sleep(Duration::from_millis(5)),
-                Err(e) => return Err(BackendError::Spawn(e.to_string())),
-            }
-        }
+        let reader = thread::spawn(move || read_capped(&mut stdout));
+        let timed_out = wait_or_kill(&mut child, Instant::now() + job.timeout)?;
         let mut bytes = reader.join().unwrap_or_default();
         bytes.extend(errors.join().unwrap_or_default());
         Ok(TestRun {
             log: String::from_utf8_lossy(&bytes).into_owned(),
             timed_out,
         })
+    }
+}
+
+impl NativeBackend {
+    /// bubblewrap with the host read-only, homes and `/tmp` hidden, the working copy
+    /// bound at [`SANDBOX_REPO`] and a clean, pinned environment.
+    fn sandbox(
+        &self,
+        job: &TestJob<'_>,
+        python: &Interpreter,
+        runner_dir: &Path,
+        with_pytest: bool,
+    ) -> Command {
+        let mut cmd = Command::new(&self.bwrap);
+        cmd.args(["--unshare-all", "--die-with-parent", "--new-session"])
+            .args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"])
+            .args(["--tmpfs", "/tmp"]);
+        for hidden in HIDDEN {
+            if Path::new(hidden).is_dir() {
+                cmd.args(["--tmpfs", hidden]);
+            }
+        }
+        for prefix in &python.prefixes {
+            // An interpreter under a masked folder (a venv in a home, or a cache under
+            // /tmp) is bound back read-only so the sandbox can still run it.
+            if HIDDEN.iter().any(|h| prefix.starts_with(h)) || prefix.starts_with("/tmp") {
+                cmd.arg("--ro-bind").arg(prefix).arg(prefix);
+            }
+        }
+        if let (true, Ok(site)) = (with_pytest, &self.site) {
+            for (host, guest) in &site.dirs {
+                cmd.arg("--ro-bind").arg(host).arg(guest);
+            }
+        }
+        cmd.arg("--bind")
+            .arg(job.repo)
+            .arg(SANDBOX_REPO)
+            .arg("--ro-bind")
+            .arg(runner_dir)
+            .arg("/tmp/runner")
+            .args(["--chdir", SANDBOX_REPO, "--clearenv"])
+            .arg("--setenv")
+            .arg("PATH")
+            .arg(search_path(&python.executable))
+            .args(["--setenv", "HOME", "/tmp"])
+            .args(["--setenv", "PYTHONHASHSEED", "0"])
+            .args(["--setenv", "PYTHONDONTWRITEBYTECODE", "1"])
+            .args(["--setenv", "PYTHONIOENCODING", "utf-8"])
+            .args(["--setenv", "LC_ALL", "C.UTF-8"])
+            .args(["--setenv", "TZ", "UTC"]);
+        cmd
+    }
+}
+
+/// The output, capped at [`MAX_LOG_BYTES`]: the first half and the last half, since
+/// the summary is printed last.
+fn read_capped(stdout: &mut impl Read) -> Vec<u8> {
+    let mut kept = Vec::new();
+    let mut tail: Vec<u8> = Vec::new();
+    let mut buf = [0u8; 8192];
+    loop {
+        match stdout.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                if kept.len() < MAX_LOG_BYTES / 2 {
+                    kept.extend_from_slice(&buf[..n]);
+                } else {
+                    tail.extend_from_slice(&buf[..n]);
+                    if tail.len() > MAX_LOG_BYTES {
+                        tail.drain(..tail.len() - MAX_LOG_BYTES / 2);
+                    }
+                }
+            }
+        }
+    }
+    if !tail.is_empty() {
+        let start = tail.len().saturating_sub(MAX_LOG_BYTES / 2);
+        kept.extend_from_slice(b"\n[... output cut ...]\n");
+        kept.extend_from_slice(&tail[start..]);
+    }
+    kept
+}
+
+/// Waits for the child; past `deadline` kills it. True when it was killed.
+fn wait_or_kill(child: &mut std::process::Child, deadline: Instant) -> Result<bool, BackendError> {
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => return Ok(false),
+            Ok(None) if Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Ok(true);
+            }
+            Ok(None) => thread::sleep(Duration::from_millis(5)),
+            Err(e) => return Err(BackendError::Spawn(e.to_string())),
+        }
     }
 }
