@@ -12,14 +12,21 @@
 //! The answer is read by `cascade_verifiers::mcqa` (rules there). Reward 1 when the
 //! letter read is the expected one, else 0.
 //!
+//! A row's `template_metadata.output_regex` (Gym's per-row answer patterns, one or a
+//! list) is tried before the grading mode, as in Gym.
+//!
 //! `details`: `extracted` (the letter or null), `expected`, `mode`, `verdict`
-//! (`correct`, `wrong`, `no_answer`), `reason` when there is no answer, `capped` when
-//! only the end of a very long answer was read; `error` (with nulls for what could not
-//! be read) for a malformed row.
+//! (`correct`, `wrong`, `no_answer`), `reason` when there is no answer,
+//! `extracted_by: "output_regex"` when a row pattern found the letter,
+//! `output_regex_error` when a row pattern does not compile (the others and the mode
+//! still apply), `capped` when only the end of a very long answer was read; `error`
+//! (with nulls for what could not be read) for a malformed row.
 
 mod row;
 
-use cascade_verifiers::mcqa::{extract, Choices, GradingMode, MAX_ANSWER_BYTES};
+use cascade_verifiers::mcqa::{
+    compile_output_regex, extract_with_patterns, Choices, GradingMode, MAX_ANSWER_BYTES,
+};
 use cascade_verifiers::{FieldError, Reward, Sample};
 use serde::Deserialize;
 use serde_json::Value;
@@ -137,7 +144,15 @@ impl Environment for McqaEnv {
         };
         let response = sample.response().unwrap_or_default();
         let mode = self.mode(row.grading_mode);
-        let found = extract(response, &row.choices, mode);
+        let mut patterns = Vec::with_capacity(row.output_regex.len());
+        let mut pattern_error = None;
+        for pattern in &row.output_regex {
+            match compile_output_regex(pattern) {
+                Ok(compiled) => patterns.push(compiled),
+                Err(e) => pattern_error = pattern_error.or(Some(e.to_string())),
+            }
+        }
+        let found = extract_with_patterns(response, &row.choices, mode, &patterns);
         let verdict = match found.answer {
             Ok(letter) if letter == row.expected => "correct",
             Ok(_) => "wrong",
@@ -150,6 +165,12 @@ impl Environment for McqaEnv {
             .with("verdict", verdict);
         if let Err(reason) = &found.answer {
             reward.set("reason", reason.to_string());
+        }
+        if found.by_pattern {
+            reward.set("extracted_by", "output_regex");
+        }
+        if let Some(error) = pattern_error {
+            reward.set("output_regex_error", error);
         }
         if found.capped {
             let note =

@@ -82,7 +82,11 @@ fn wrong_types_and_missing_fields_name_the_field() {
             json!(7),
             "field `options` must be an array of one-key objects or an object, found a number",
         ),
-        ("options", json!([]), "field `options` defines no option"),
+        (
+            "options",
+            json!([]),
+            "field `options`: no option is defined",
+        ),
         (
             "expected_answer",
             json!(true),
@@ -183,6 +187,14 @@ fn mode() -> impl Strategy<Value = Value> {
     ]
 }
 
+/// `template_metadata`: arbitrary JSON, or a random pattern.
+fn template() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        json_value(),
+        r"[A-Da-d:()\\s*+?|\[\]{}.^$]{0,12}".prop_map(|p| json!({"output_regex": p})),
+    ]
+}
+
 fn check(sample: &Sample) -> Result<Reward, TestCaseError> {
     let env = McqaEnv::default();
     let reward = env.score(sample);
@@ -203,6 +215,7 @@ proptest! {
         let mut value = row(&text);
         value["grading_mode"] = mode;
         value["expected_answer"] = json!(gold.clone());
+        value["template_metadata"] = json!({"output_regex": ["Option:\\s*([A-D])", "(?i)final: (.)"]});
         let reward = check(&Sample::new(value))?;
         prop_assert!(reward.error_message().is_none());
         if reward.score == 1.0 {
@@ -213,8 +226,12 @@ proptest! {
     #[test]
     fn any_row_scores_0_or_1_deterministically(
         options in json_value(), gold in json_value(), mode in json_value(), text in response(),
+        template in template(),
     ) {
-        let value = json!({"id": "p", "options": options, "expected_answer": gold, "grading_mode": mode, "response": text});
+        let value = json!({
+            "id": "p", "options": options, "expected_answer": gold, "grading_mode": mode,
+            "template_metadata": template, "response": text,
+        });
         let sample = Sample::new(value);
         check(&sample)?;
         let _ = McqaEnv::default().prompt(&sample);

@@ -15,7 +15,7 @@ pub enum RowError {
     Field(#[from] FieldError),
     #[error("field `{field}` must be a single letter A-Z, found {found:?}")]
     NotALetter { field: String, found: String },
-    #[error("field `options` {0}")]
+    #[error("field `options`: {0}")]
     Options(#[from] ChoiceError),
     #[error("expected answer {expected} is not one of the options ({letters})")]
     ExpectedNotAnOption { expected: char, letters: String },
@@ -45,6 +45,8 @@ pub struct McqaRow {
     pub expected: char,
     /// The row's own mode; the env's config, when set, overrides it (as in Gym).
     pub grading_mode: Option<GradingMode>,
+    /// Gym's `template_metadata.output_regex`: the row's own answer patterns.
+    pub output_regex: Vec<String>,
 }
 
 impl TryFrom<&Sample> for McqaRow {
@@ -52,10 +54,12 @@ impl TryFrom<&Sample> for McqaRow {
 
     fn try_from(sample: &Sample) -> Result<Self, RowError> {
         let choices = choices(sample)?;
-        let (field, gold) = match sample.get("expected_answer") {
-            Some(_) => ("expected_answer", sample.str_field("expected_answer")?),
-            None => ("answer", sample.str_field("answer")?),
+        // Gym's `expected_answer`, else cascade's `answer`.
+        let field = match (sample.get("expected_answer"), sample.get("answer")) {
+            (None, Some(_)) => "answer",
+            _ => "expected_answer",
         };
+        let gold = sample.str_field(field)?;
         let expected = letter(gold.trim(), field)?;
         if !choices.contains(expected) {
             return Err(RowError::ExpectedNotAnOption {
@@ -67,6 +71,7 @@ impl TryFrom<&Sample> for McqaRow {
             choices,
             expected,
             grading_mode: grading_mode(sample)?,
+            output_regex: output_regex(sample)?,
         })
     }
 }
@@ -119,6 +124,32 @@ pub fn grading_mode(sample: &Sample) -> Result<Option<GradingMode>, RowError> {
             .map(Some)
             .ok_or_else(|| RowError::UnknownMode(short(name).to_owned())),
         Some(other) => Err(wrong("grading_mode", "a string", other).into()),
+    }
+}
+
+/// `template_metadata.output_regex`: one pattern or a list (Gym's layout); other
+/// `template_metadata` keys (`template_id`, `template_prompt`, …) are not for grading.
+fn output_regex(sample: &Sample) -> Result<Vec<String>, RowError> {
+    let Some(metadata) = sample.get("template_metadata").filter(|v| !v.is_null()) else {
+        return Ok(Vec::new());
+    };
+    let metadata = metadata
+        .as_object()
+        .ok_or_else(|| wrong("template_metadata", "an object", metadata))?;
+    const FIELD: &str = "template_metadata.output_regex";
+    const EXPECTED: &str = "a string or an array of strings";
+    match metadata.get("output_regex") {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::String(pattern)) => Ok(vec![pattern.clone()]),
+        Some(Value::Array(patterns)) => patterns
+            .iter()
+            .map(|p| {
+                p.as_str()
+                    .map(str::to_owned)
+                    .ok_or_else(|| wrong(FIELD, EXPECTED, p).into())
+            })
+            .collect(),
+        Some(other) => Err(wrong(FIELD, EXPECTED, other).into()),
     }
 }
 

@@ -110,8 +110,8 @@ fn malformed_rows_are_named() {
         (json!({"options": "A, B"}), "field `options` must be an array of one-key objects or an object, found a string"),
         (json!({"options": [{"AB": "x"}]}), "field `options[0].AB` must be a single letter A-Z, found \"AB\""),
         (json!({"options": [{"A": 1}]}), "field `options[0].A` must be a string, found a number"),
-        (json!({"options": [{"A": "x"}, {"a": "y"}]}), "field `options` option letter A appears twice"),
-        (json!({"options": [{"A": null}]}), "field `options` defines no option"),
+        (json!({"options": [{"A": "x"}, {"a": "y"}]}), "field `options`: option letter A appears twice"),
+        (json!({"options": [{"A": null}]}), "field `options`: no option is defined"),
         (json!({"expected_answer": "E"}), "expected answer E is not one of the options (A, B)"),
         (json!({"expected_answer": 0}), "field `expected_answer` must be a string, found a number"),
         (json!({"expected_answer": "AB"}), "field `expected_answer` must be a single letter A-Z, found \"AB\""),
@@ -131,7 +131,7 @@ fn malformed_rows_are_named() {
     no_gold.as_object_mut().unwrap().remove("expected_answer");
     assert_eq!(
         McqaEnv::default().score(&sample(no_gold)).error_message(),
-        Some("missing field `answer`")
+        Some("missing field `expected_answer`")
     );
 }
 
@@ -161,4 +161,30 @@ fn registered_and_config_is_checked() {
         )
         .unwrap();
     assert_eq!(env.score(&sample(gym_row("\\boxed{neon}"))).score, 1.0);
+}
+
+#[test]
+fn template_patterns_are_read_first() {
+    let mut row = gym_row("Thinking... Option Selected: a");
+    row["template_metadata"] =
+        json!({"template_id": "t", "output_regex": "Option Selected:\\s*([A-Za-z])"});
+    let r = McqaEnv::default().score(&sample(row.clone()));
+    assert_eq!(
+        (r.score, r.details["extracted_by"].as_str()),
+        (1.0, Some("output_regex"))
+    );
+    row["template_metadata"]["output_regex"] =
+        json!(["(unclosed", "Option Selected:\\s*([A-Za-z])"]);
+    let r = McqaEnv::default().score(&sample(row.clone()));
+    assert_eq!(r.score, 1.0);
+    assert!(r.details["output_regex_error"]
+        .as_str()
+        .unwrap()
+        .starts_with("output_regex does not compile"));
+    row["template_metadata"]["output_regex"] = json!(3);
+    let r = McqaEnv::default().score(&sample(row));
+    assert_eq!(
+        r.error_message(),
+        Some("field `template_metadata.output_regex` must be a string or an array of strings, found a number")
+    );
 }

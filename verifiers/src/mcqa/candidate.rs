@@ -129,7 +129,7 @@ pub(super) fn by_label_or_text(
 
 /// The one option whose text the candidate is (after normalising both), or, with
 /// `containment`, else the one option whose text the candidate contains.
-fn option_text(candidate: &str, choices: &Choices, containment: bool) -> Option<char> {
+pub(super) fn option_text(candidate: &str, choices: &Choices, containment: bool) -> Option<char> {
     let wanted = normalize(candidate);
     if wanted.is_empty() {
         return None;

@@ -23,17 +23,27 @@
 //!   did (the draft is never a fallback).
 //! - Prose is never scanned for letters: "A" in a sentence is not an answer.
 //!
+//! - A row may bring its own answer patterns (Gym's `template_metadata.output_regex`,
+//!   see [`extract_with_patterns`]); the grading mode reads the answer when they name
+//!   no option.
+//!
 //! Work is linear in the response length; at most the last [`MAX_ANSWER_BYTES`] of the
 //! text after the thinking are read (and the result says so).
 
 mod boxes;
 mod candidate;
 mod colon;
+mod template;
 
 use std::fmt;
 
+use fancy_regex::Regex;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
+
+pub use template::{
+    compile_output_regex, PatternError, BACKTRACK_LIMIT, MAX_PATTERN_BYTES, PATTERN_WINDOW_BYTES,
+};
 
 /// The answer part of a response (after the thinking) is read up to this many bytes,
 /// from its end, where the final answer is.
@@ -88,7 +98,7 @@ impl fmt::Display for GradingMode {
 /// Why a set of options is unusable.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ChoiceError {
-    #[error("defines no option")]
+    #[error("no option is defined")]
     Empty,
     #[error("option letter {0:?} is not a letter A-Z")]
     NotALetter(char),
@@ -167,25 +177,50 @@ pub struct Extraction {
     pub answer: Result<char, NoAnswer>,
     /// The answer part was longer than [`MAX_ANSWER_BYTES`]: only its end was read.
     pub capped: bool,
+    /// The row's own pattern found the letter (see [`extract_with_patterns`]).
+    pub by_pattern: bool,
 }
 
 /// Reads the option a response picks (see the module docs for the rules).
 pub fn extract(response: &str, choices: &Choices, mode: GradingMode) -> Extraction {
+    extract_with_patterns(response, choices, mode, &[])
+}
+
+/// [`extract`], trying the row's own answer patterns first (Gym's
+/// `template_metadata.output_regex`, compiled by [`compile_output_regex`]).
+pub fn extract_with_patterns(
+    response: &str,
+    choices: &Choices,
+    mode: GradingMode,
+    patterns: &[Regex],
+) -> Extraction {
     let (text, capped) = match final_text(response) {
         Ok(found) => found,
         Err(reason) => {
             return Extraction {
                 answer: Err(reason),
                 capped: false,
+                by_pattern: false,
             }
         }
     };
+    if let Some(letter) = template::by_patterns(text, choices, patterns) {
+        return Extraction {
+            answer: Ok(letter),
+            capped,
+            by_pattern: true,
+        };
+    }
     let answer = match mode {
         GradingMode::StrictSingleLetterBoxed => boxes::final_box(text, choices, false),
         GradingMode::LenientBoxed => boxes::final_box(text, choices, true),
         GradingMode::LenientAnswerColon => colon::final_answer_line(text, choices),
     };
-    Extraction { answer, capped }
+    Extraction {
+        answer,
+        capped,
+        by_pattern: false,
+    }
 }
 
 const THINK_OPEN: &str = "<think>";

@@ -228,3 +228,41 @@ fn modes_have_gyms_names() {
     assert_eq!(GradingMode::parse("lenient_answer_colon_md"), Some(Colon));
     assert_eq!(GradingMode::parse("strict"), None);
 }
+
+#[test]
+fn row_patterns_come_first_and_fall_back_to_the_mode() {
+    let option_selected = [compile_output_regex(r"Option Selected:\s*([A-Za-z])").unwrap()];
+    let read = |response: &str| extract_with_patterns(response, &abcd(), Strict, &option_selected);
+    let found = read("option selected: a\n... Option Selected: c");
+    assert_eq!((found.answer, found.by_pattern), (Ok('C'), true));
+    // No match, or a letter that is no option: the grading mode decides.
+    let found = read("Option Selected: E but \\boxed{B}");
+    assert_eq!((found.answer, found.by_pattern), (Ok('B'), false));
+    assert_eq!(
+        read("<think>Option Selected: A</think>none").answer,
+        Err(NoAnswer::NoBox)
+    );
+    let whole = [compile_output_regex(r"square root").unwrap()];
+    assert_eq!(
+        extract_with_patterns("SQUARE ROOT", &abcd(), Strict, &whole).answer,
+        Ok('C')
+    );
+    let lookahead = [compile_output_regex(r"Answer\s*:\s*(?!Answer)\s*([A-Za-z])").unwrap()];
+    let found = extract_with_patterns("answer: b\nAnswer: d", &abcd(), Strict, &lookahead);
+    assert_eq!(found.answer, Ok('D'));
+    assert!(matches!(
+        compile_output_regex(r"(unclosed"),
+        Err(PatternError::Invalid(_))
+    ));
+    // Catastrophic backtracking stops at the limit: no match, so the mode decides.
+    let blowup = [compile_output_regex(r"(a+)+\1b").unwrap()];
+    let text = format!("{} \\boxed{{B}}", "a".repeat(40));
+    assert_eq!(
+        extract_with_patterns(&text, &abcd(), Strict, &blowup).answer,
+        Ok('B')
+    );
+    assert_eq!(
+        compile_output_regex(&"a".repeat(MAX_PATTERN_BYTES + 1)).unwrap_err(),
+        PatternError::TooLong
+    );
+}
