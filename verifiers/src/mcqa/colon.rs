@@ -11,7 +11,9 @@ use super::{Choices, NoAnswer};
 /// between the word and the colon (`**Answer**:`).
 fn label() -> &'static Regex {
     static LABEL: OnceLock<Regex> = OnceLock::new();
-    LABEL.get_or_init(|| Regex::new(r"(?i)\banswer\b[*_ \t]{0,4}:").expect("a valid pattern"))
+    LABEL.get_or_init(|| {
+        Regex::new(r"(?i)(?-u:\b)answer(?-u:\b)[*_ \t]{0,4}:").expect("a valid pattern")
+    })
 }
 
 /// The letter named by the last `Answer:` line. When nothing follows the colon on its

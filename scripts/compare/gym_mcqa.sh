@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# cascade's `mcqa` env vs NeMo Gym 0.4.0's own mcqa verifier, in-process: agreement on
+# the bundled sample plus a generated corpus of answer forms, every disagreement, and
+# samples/s on one core (taskset -c 0) for both, in the same run. Uses the nemo-gym
+# venv that scripts/compare/nemo_gym.sh installs; builds the dev `cascade` binary
+# (PROFILE=release for an optimised one).
+#
+#   scripts/compare/gym_mcqa.sh
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+# shellcheck source=scripts/setup
+source scripts/setup >/dev/null
+venv="${CASCADE_CACHE:-$HOME/.cache/cascade}/venv-nemo-gym-0.4.0"
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import resources_servers.mcqa.app' 2>/dev/null; then
+  echo "nemo-gym 0.4.0 is missing: run scripts/compare/nemo_gym.sh once to install it" >&2
+  exit 2
+fi
+profile="${PROFILE:-dev}"
+cargo build -q -j 2 --profile "$profile" --bin cascade
+dir=$([ "$profile" = dev ] && echo debug || echo "$profile")
+taskset -c 0 "$venv/bin/python" scripts/compare/gym_mcqa.py "${CARGO_TARGET_DIR:-target}/$dir/cascade"
