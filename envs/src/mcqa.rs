@@ -22,11 +22,10 @@
 //! still apply), `capped` when only the end of a very long answer was read; `error`
 //! (with nulls for what could not be read) for a malformed row.
 
+mod patterns;
 mod row;
 
-use cascade_verifiers::mcqa::{
-    compile_output_regex, extract_with_patterns, Choices, GradingMode, MAX_ANSWER_BYTES,
-};
+use cascade_verifiers::mcqa::{extract_with_patterns, Choices, GradingMode, MAX_ANSWER_BYTES};
 use cascade_verifiers::{FieldError, Reward, Sample};
 use serde::Deserialize;
 use serde_json::Value;
@@ -35,6 +34,7 @@ use crate::environment::{ChatMessage, Environment};
 use crate::gym::gym_prompt;
 use crate::registry::EnvPlugin;
 
+pub use patterns::PatternCache;
 pub use row::{McqaRow, RowError};
 
 /// Settings of the `mcqa` environment.
@@ -51,11 +51,15 @@ pub struct McqaConfig {
 #[derive(Debug, Clone, Default)]
 pub struct McqaEnv {
     config: McqaConfig,
+    patterns: PatternCache,
 }
 
 impl McqaEnv {
     pub fn new(config: McqaConfig) -> Self {
-        Self { config }
+        Self {
+            config,
+            patterns: PatternCache::default(),
+        }
     }
 
     /// The mode a row is graded in.
@@ -147,7 +151,7 @@ impl Environment for McqaEnv {
         let mut patterns = Vec::with_capacity(row.output_regex.len());
         let mut pattern_error = None;
         for pattern in &row.output_regex {
-            match compile_output_regex(pattern) {
+            match self.patterns.get(pattern) {
                 Ok(compiled) => patterns.push(compiled),
                 Err(e) => pattern_error = pattern_error.or(Some(e.to_string())),
             }

@@ -37,10 +37,14 @@ mod template;
 
 use std::fmt;
 
+use std::borrow::Borrow;
+
 use fancy_regex::Regex;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+/// A compiled row pattern (see [`compile_output_regex`]).
+pub use fancy_regex::Regex as OutputRegex;
 pub use template::{
     compile_output_regex, PatternError, BACKTRACK_LIMIT, MAX_PATTERN_BYTES, PATTERN_WINDOW_BYTES,
 };
@@ -183,16 +187,16 @@ pub struct Extraction {
 
 /// Reads the option a response picks (see the module docs for the rules).
 pub fn extract(response: &str, choices: &Choices, mode: GradingMode) -> Extraction {
-    extract_with_patterns(response, choices, mode, &[])
+    extract_with_patterns::<Regex>(response, choices, mode, &[])
 }
 
 /// [`extract`], trying the row's own answer patterns first (Gym's
 /// `template_metadata.output_regex`, compiled by [`compile_output_regex`]).
-pub fn extract_with_patterns(
+pub fn extract_with_patterns<P: Borrow<Regex>>(
     response: &str,
     choices: &Choices,
     mode: GradingMode,
-    patterns: &[Regex],
+    patterns: &[P],
 ) -> Extraction {
     let (text, capped) = match final_text(response) {
         Ok(found) => found,

@@ -15,6 +15,8 @@
 //! and one with them may backtrack at most [`BACKTRACK_LIMIT`] times per match
 //! attempt; a pattern over that limit counts as not matching.
 
+use std::borrow::Borrow;
+
 use fancy_regex::{Regex, RegexBuilder};
 use thiserror::Error;
 
@@ -58,7 +60,11 @@ pub fn compile_output_regex(pattern: &str) -> Result<Regex, PatternError> {
 }
 
 /// The option the first pattern that names one names.
-pub(super) fn by_patterns(text: &str, choices: &Choices, patterns: &[Regex]) -> Option<char> {
+pub(super) fn by_patterns<P: Borrow<Regex>>(
+    text: &str,
+    choices: &Choices,
+    patterns: &[P],
+) -> Option<char> {
     let mut start = text.len().saturating_sub(PATTERN_WINDOW_BYTES);
     while !text.is_char_boundary(start) {
         start += 1;
@@ -66,7 +72,7 @@ pub(super) fn by_patterns(text: &str, choices: &Choices, patterns: &[Regex]) -> 
     let window = &text[start..];
     patterns.iter().find_map(|pattern| {
         let mut last = None;
-        for found in pattern.captures_iter(window) {
+        for found in pattern.borrow().captures_iter(window) {
             // Over the backtracking limit: which match is last is unknown.
             last = Some(found.ok()?);
         }
