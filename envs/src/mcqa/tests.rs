@@ -188,3 +188,12 @@ fn template_patterns_are_read_first() {
         Some("field `template_metadata.output_regex` must be a string or an array of strings, found a number")
     );
 }
+
+#[test]
+fn pattern_cache_compiles_each_pattern_once() {
+    let cache = PatternCache::default();
+    let first = cache.get("Choice: (.)").unwrap();
+    let again = cache.clone().get("Choice: (.)").unwrap();
+    assert!(std::sync::Arc::ptr_eq(&first, &again));
+    assert!(cache.get("(").is_err());
+}
