@@ -3,7 +3,8 @@ NeMo Gym's `mcqa` layout (`responses_create_params.input`, `options` as one-key
 objects, `expected_answer`, `grading_mode`), written by the cascade team.
 
 - train.jsonl (32 rows) / eval.jsonl (16 rows): easy questions for the tiny recipe,
-  options shuffled with a fixed seed, no responses. `solution` is the reference
+  distractors shuffled with a fixed seed, the gold letter cycling A-D (so each
+  letter is gold equally often), no responses. `solution` is the reference
   response an `sft` stage learns (the boxed letter).
 - sample.jsonl: rows WITH responses, one per extraction rule and malformed row, scored
   into sample.expected.jsonl by `cascade score --env mcqa` and re-checked in CI.
@@ -98,8 +99,10 @@ def split_rows():
     rng = random.Random(16)
     rows = []
     for i, (question, correct, wrong) in enumerate(BANK):
-        texts = [correct] + wrong
+        # The gold letter cycles A, B, C, D, so neither split rewards always one letter.
+        texts = list(wrong)
         rng.shuffle(texts)
+        texts.insert(i % (len(wrong) + 1), correct)
         answer = LETTERS[texts.index(correct)]
         row = gym_row(f"mcqa-{i:03d}", question, texts, answer)
         row["solution"] = f"\\boxed{{{answer}}}"

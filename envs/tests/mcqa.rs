@@ -237,3 +237,20 @@ proptest! {
         let _ = McqaEnv::default().prompt(&sample);
     }
 }
+
+#[test]
+fn bundled_train_and_eval_rows_prompt_and_their_solutions_score_1() {
+    let env = McqaEnv::default();
+    for split in ["train", "eval"] {
+        let path = cascade_datasets::bundled_dir().join(format!("mcqa/{split}.jsonl"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        for line in text.lines() {
+            let mut row: Value = serde_json::from_str(line).unwrap();
+            let prompt = env.prompt(&Sample::new(row.clone())).unwrap();
+            assert!(prompt[0].content.contains("\\boxed{}"), "{split}: {line}");
+            row["response"] = row["solution"].clone();
+            let reward = env.score(&Sample::new(row));
+            assert_eq!(reward.score, 1.0, "{split}: {line}");
+        }
+    }
+}

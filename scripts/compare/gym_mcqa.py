@@ -196,6 +196,9 @@ def main():
         print(f"  {form}: {len(cases)}, gym {g_reward} ({g_letter or g_note}) -> cascade {c['reward']} "
               f"({d.get('extracted')}, {why}); mode {row.get('grading_mode')}, gold {row.get('expected_answer')}, "
               f"response {json.dumps(row.get('response', ''))[:90]}")
+    forms = sorted({form_of(r["id"]) for r in rows if not r["id"].startswith("mcqa-s")})
+    agreeing = [f for f in forms if f not in disagree]
+    print(f"generated forms that agree on every row: {len(agreeing)} of {len(forms)}: {', '.join(agreeing)}")
     bench(server, rows)
 
 
