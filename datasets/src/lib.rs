@@ -6,6 +6,8 @@
 //! (`../shared/SPEC.md`). The bundled samples live beside this crate in
 //! `datasets/<domain>/`, written by the team.
 //!
+//! NeMo Gym's multiple-choice rows (`mcqa`) need no loader: the env reads them as they are.
+//!
 //! ## What this crate may not do
 //! - It downloads nothing: users point it at files they have.
 //! - It never drops or reorders rows: a row it cannot convert is an error naming the

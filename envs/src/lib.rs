@@ -31,6 +31,7 @@ pub mod environment;
 pub mod gym;
 pub mod ifeval;
 pub mod math;
+pub mod mcqa;
 pub mod registry;
 pub mod score_error;
 pub mod scoring;

@@ -27,6 +27,7 @@
 pub mod exact_match;
 pub mod ifeval;
 pub mod math;
+pub mod mcqa;
 pub mod output;
 pub mod patch;
 pub mod reward;

@@ -1,0 +1,258 @@
+//! Multiple-choice answers: which option letter a response picks.
+//!
+//! Three grading modes, with NeMo Gym's names ([`GradingMode`]):
+//! - `strict_single_letter_boxed` (the default): the final `\boxed{}` holds one option
+//!   letter, uppercase, with only brackets, punctuation, spaces or wrapper commands
+//!   around it: `\boxed{B}`, `\boxed{(B)}`, `\boxed{\text{E}}`, `\boxed{\textbf{(B)}}`.
+//! - `lenient_boxed`: the same, or else the box holds one option's text (equal to it,
+//!   or else containing exactly one option's text), or a letter with that option's text
+//!   (`\boxed{B) Square}`).
+//! - `lenient_answer_colon`: the last `Answer:` line (markdown allowed: `**Answer: C**`,
+//!   `**Answer:** (C)`, `Answer: \boxed{C}`) holds one option letter (either case), a
+//!   letter with its text, or exactly one option's text.
+//!
+//! Rules every mode shares:
+//! - Thinking is never graded: only the text after the last `</think>` is read, and a
+//!   `<think>` left open means no answer (the response was cut while reasoning).
+//! - The last answer wins: a corrected answer after an earlier one counts, not the
+//!   draft. Boxes written side by side with only connectors between them
+//!   (`\boxed{A} or \boxed{B}`, `\boxed{A}, \boxed{C}`) are one answer, and it must
+//!   name one letter: two different letters there are a hedge, so no answer.
+//! - Only letters the options define count: with options A-D, `\boxed{E}` is no answer,
+//!   and a final answer that names no option is no answer even when an earlier draft
+//!   did (the draft is never a fallback).
+//! - Prose is never scanned for letters: "A" in a sentence is not an answer.
+//!
+//! - A row may bring its own answer patterns (Gym's `template_metadata.output_regex`,
+//!   see [`extract_with_patterns`]); the grading mode reads the answer when they name
+//!   no option.
+//!
+//! Work is linear in the response length; at most the last [`MAX_ANSWER_BYTES`] of the
+//! text after the thinking are read (and the result says so).
+
+mod boxes;
+mod candidate;
+mod colon;
+mod template;
+
+use std::fmt;
+
+use std::borrow::Borrow;
+
+use fancy_regex::Regex;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// A compiled row pattern (see [`compile_output_regex`]).
+pub use fancy_regex::Regex as OutputRegex;
+pub use template::{
+    compile_output_regex, PatternError, BACKTRACK_LIMIT, MAX_PATTERN_BYTES, PATTERN_WINDOW_BYTES,
+};
+
+/// The answer part of a response (after the thinking) is read up to this many bytes,
+/// from its end, where the final answer is.
+pub const MAX_ANSWER_BYTES: usize = 64 * 1024;
+
+/// How the answer is read, with NeMo Gym's names.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GradingMode {
+    /// One option letter inside the final `\boxed{}`.
+    #[default]
+    StrictSingleLetterBoxed,
+    /// The letter or one option's text inside the final `\boxed{}`.
+    LenientBoxed,
+    /// The final `Answer: X` line (Gym's config-only `lenient_answer_colon_md`
+    /// variant is the same here: markdown is always allowed).
+    #[serde(alias = "lenient_answer_colon_md")]
+    LenientAnswerColon,
+}
+
+impl GradingMode {
+    pub const ALL: [GradingMode; 3] = [
+        GradingMode::StrictSingleLetterBoxed,
+        GradingMode::LenientBoxed,
+        GradingMode::LenientAnswerColon,
+    ];
+
+    /// Gym's name of the mode.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GradingMode::StrictSingleLetterBoxed => "strict_single_letter_boxed",
+            GradingMode::LenientBoxed => "lenient_boxed",
+            GradingMode::LenientAnswerColon => "lenient_answer_colon",
+        }
+    }
+
+    /// Reads a mode by its name (also Gym's `lenient_answer_colon_md`).
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "lenient_answer_colon_md" => Some(GradingMode::LenientAnswerColon),
+            _ => Self::ALL.into_iter().find(|m| m.as_str() == name),
+        }
+    }
+}
+
+impl fmt::Display for GradingMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a set of options is unusable.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ChoiceError {
+    #[error("no option is defined")]
+    Empty,
+    #[error("option letter {0:?} is not a letter A-Z")]
+    NotALetter(char),
+    #[error("option letter {0} appears twice")]
+    Duplicate(char),
+}
+
+/// The options of one question: uppercase letters with their texts, in row order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choices {
+    entries: Vec<(char, String)>,
+}
+
+impl Choices {
+    /// Letters must be distinct uppercase ASCII letters; at least one option.
+    pub fn new(entries: Vec<(char, String)>) -> Result<Self, ChoiceError> {
+        if entries.is_empty() {
+            return Err(ChoiceError::Empty);
+        }
+        let mut seen = [false; 26];
+        for (letter, _) in &entries {
+            if !letter.is_ascii_uppercase() {
+                return Err(ChoiceError::NotALetter(*letter));
+            }
+            let slot = &mut seen[(*letter as u8 - b'A') as usize];
+            if *slot {
+                return Err(ChoiceError::Duplicate(*letter));
+            }
+            *slot = true;
+        }
+        Ok(Self { entries })
+    }
+
+    pub fn contains(&self, letter: char) -> bool {
+        self.entries.iter().any(|(l, _)| *l == letter)
+    }
+
+    /// `(letter, text)` in row order.
+    pub fn iter(&self) -> impl Iterator<Item = (char, &str)> {
+        self.entries.iter().map(|(l, t)| (*l, t.as_str()))
+    }
+
+    /// The letters, e.g. `"A, B, C"`.
+    pub fn letters(&self) -> String {
+        let letters: Vec<String> = self.entries.iter().map(|(l, _)| l.to_string()).collect();
+        letters.join(", ")
+    }
+
+    /// The text of one option.
+    pub fn text(&self, letter: char) -> Option<&str> {
+        self.iter().find(|(l, _)| *l == letter).map(|(_, t)| t)
+    }
+}
+
+/// Why a response has no answer.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum NoAnswer {
+    #[error("empty response (after the thinking)")]
+    Empty,
+    #[error("the <think> block is never closed")]
+    UnclosedThink,
+    #[error("no \\boxed{{}} answer")]
+    NoBox,
+    #[error("no `Answer:` line")]
+    NoAnswerLine,
+    #[error("the final answer names no option")]
+    NotAnOption,
+    #[error("the final answer names several options ({0})")]
+    Ambiguous(String),
+}
+
+/// What was read from a response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Extraction {
+    /// The chosen letter, or why there is none.
+    pub answer: Result<char, NoAnswer>,
+    /// The answer part was longer than [`MAX_ANSWER_BYTES`]: only its end was read.
+    pub capped: bool,
+    /// The row's own pattern found the letter (see [`extract_with_patterns`]).
+    pub by_pattern: bool,
+}
+
+/// Reads the option a response picks (see the module docs for the rules).
+pub fn extract(response: &str, choices: &Choices, mode: GradingMode) -> Extraction {
+    extract_with_patterns::<Regex>(response, choices, mode, &[])
+}
+
+/// [`extract`], trying the row's own answer patterns first (Gym's
+/// `template_metadata.output_regex`, compiled by [`compile_output_regex`]).
+pub fn extract_with_patterns<P: Borrow<Regex>>(
+    response: &str,
+    choices: &Choices,
+    mode: GradingMode,
+    patterns: &[P],
+) -> Extraction {
+    let (text, capped) = match final_text(response) {
+        Ok(found) => found,
+        Err(reason) => {
+            return Extraction {
+                answer: Err(reason),
+                capped: false,
+                by_pattern: false,
+            }
+        }
+    };
+    if let Some(letter) = template::by_patterns(text, choices, patterns) {
+        return Extraction {
+            answer: Ok(letter),
+            capped,
+            by_pattern: true,
+        };
+    }
+    let answer = match mode {
+        GradingMode::StrictSingleLetterBoxed => boxes::final_box(text, choices, false),
+        GradingMode::LenientBoxed => boxes::final_box(text, choices, true),
+        GradingMode::LenientAnswerColon => colon::final_answer_line(text, choices),
+    };
+    Extraction {
+        answer,
+        capped,
+        by_pattern: false,
+    }
+}
+
+const THINK_OPEN: &str = "<think>";
+const THINK_CLOSE: &str = "</think>";
+
+/// The text after the thinking, its last [`MAX_ANSWER_BYTES`] at most, and whether it
+/// was cut.
+fn final_text(response: &str) -> Result<(&str, bool), NoAnswer> {
+    let after = match response.rfind(THINK_CLOSE) {
+        Some(at) => &response[at + THINK_CLOSE.len()..],
+        None => response,
+    };
+    if after.contains(THINK_OPEN) {
+        return Err(NoAnswer::UnclosedThink);
+    }
+    let after = after.trim();
+    if after.is_empty() {
+        return Err(NoAnswer::Empty);
+    }
+    if after.len() <= MAX_ANSWER_BYTES {
+        return Ok((after, false));
+    }
+    let mut start = after.len() - MAX_ANSWER_BYTES;
+    while !after.is_char_boundary(start) {
+        start += 1;
+    }
+    Ok((&after[start..], true))
+}
+
+#[cfg(test)]
+mod tests;
