@@ -34,6 +34,7 @@ pub mod math;
 pub mod registry;
 pub mod scoring;
 pub mod swe;
+pub mod tool_call;
 pub mod verifier_env;
 
 pub use cascade_verifiers::{inventory, Reward, Sample};
