@@ -6,6 +6,9 @@
 //! (`../shared/SPEC.md`). The bundled samples live beside this crate in
 //! `datasets/<domain>/`, written by the team.
 //!
+//! NeMo Gym rows need no loader: `tool_call` reads BFCL `ground_truth`, xlam_fc
+//! `expected_answers` and single_step `expected_action` rows unchanged.
+//!
 //! ## What this crate may not do
 //! - It downloads nothing: users point it at files they have.
 //! - It never drops or reorders rows: a row it cannot convert is an error naming the
