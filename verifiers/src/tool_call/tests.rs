@@ -354,3 +354,16 @@ fn a_reference_to_an_undeclared_tool_is_a_row_error() {
         "ground_truth[0]: names `nope`, which no tool declares"
     );
 }
+
+#[test]
+fn several_functions_in_one_block_and_the_parameters_alias() {
+    let xml = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n\
+               <function=get_weather>\n<parameter=city>\nRome\n</parameter>\n</function>\n</tool_call>";
+    let gt = json!([{"get_weather": {"city": ["Rome"]}}, {"get_weather": {"city": ["Paris"]}}]);
+    let c = score(xml, gt.clone());
+    assert!(c.correct(), "{c:?}");
+    assert_eq!(c.calls.len(), 2);
+    let alias = r#"<tool_call>{"name": "get_weather", "parameters": {"city": "Rome"}}</tool_call>
+<tool_call>{"name": "get_weather", "parameters": {"city": "Paris"}}</tool_call>"#;
+    assert!(score(alias, gt).correct());
+}
