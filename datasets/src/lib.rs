@@ -7,6 +7,8 @@
 //! `datasets/<domain>/`, written by the team.
 //!
 //! NeMo Gym's multiple-choice rows (`mcqa`) need no loader: the env reads them as they are.
+//! NeMo Gym rows need no loader: `tool_call` reads BFCL `ground_truth`, xlam_fc
+//! `expected_answers` and single_step `expected_action` rows unchanged.
 //!
 //! ## What this crate may not do
 //! - It downloads nothing: users point it at files they have.

@@ -36,6 +36,7 @@ pub mod registry;
 pub mod score_error;
 pub mod scoring;
 pub mod swe;
+pub mod tool_call;
 pub mod verifier_env;
 
 pub use cascade_verifiers::{inventory, Reward, Sample};

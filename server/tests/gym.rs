@@ -24,13 +24,19 @@ fn response(text: &str) -> Value {
     })
 }
 
+/// A verify request for a task row: the row's own `responses_create_params` (else a
+/// stub prompt), and a response saying `text`, whose `output` is the row's
+/// `response_output` items when it has them (tool calls made through the API).
 fn verify_request(task: Value, text: &str) -> Value {
     let mut request = task.as_object().unwrap().clone();
-    request.insert(
-        "responses_create_params".into(),
-        json!({"input": [{"role": "user", "content": "the prompt"}]}),
-    );
-    request.insert("response".into(), response(text));
+    request
+        .entry("responses_create_params")
+        .or_insert_with(|| json!({"input": [{"role": "user", "content": "the prompt"}]}));
+    let mut reply = response(text);
+    if let Some(items) = request.remove("response_output") {
+        reply["output"] = items;
+    }
+    request.insert("response".into(), reply);
     Value::Object(request)
 }
 
@@ -119,6 +125,50 @@ fn the_scored_text_is_the_last_assistant_output_text() {
     output.push(json!({"type": "function_call", "name": "f", "arguments": "{}", "call_id": "c"}));
     assert_eq!(cascade_server::gym::last_output_text(&r), "last \\boxed{2}");
     assert_eq!(cascade_server::gym::last_output_text(&Map::new()), "");
+}
+
+#[test]
+fn tool_calls_are_read_from_function_call_items() {
+    let server = server();
+    let row = json!({"responses_create_params": {"input": "Weather in Rome?", "tools": [
+        {"type": "function", "name": "get_weather",
+         "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]},
+        "ground_truth": [{"get_weather": {"city": ["Rome"]}}]});
+    for (city, reward) in [("Rome", 1.0), ("Oslo", 0.0)] {
+        let mut request = verify_request(row.clone(), "");
+        request["response"]["output"] = json!([
+            {"id": "rs_1", "type": "reasoning", "summary": []},
+            {"type": "function_call", "name": "get_weather", "call_id": "call_1", "id": "fc_1",
+             "arguments": format!("{{\"city\": \"{city}\"}}"), "status": "completed"}]);
+        let reply = server
+            .post("/tool_call/verify", &request.to_string())
+            .json();
+        assert_echoes(&request, &reply);
+        assert_eq!(reply["reward"], reward, "{reply}");
+        assert_eq!(reply["details"]["source"], "response_output");
+        assert_eq!(reply["details"]["calls"][0]["format"], "function_call_item");
+    }
+}
+
+#[test]
+fn the_sample_carries_the_output_items_and_the_whole_row() {
+    let task = json!({"id": 7, "responses_create_params": {"input": "x", "tools": []}});
+    let reply = response("hello");
+    let sample = cascade_server::gym::gym_row_to_sample(
+        "tool_call",
+        task.as_object().unwrap(),
+        reply.as_object().unwrap(),
+    );
+    assert_eq!(sample.get("response").unwrap(), "hello");
+    assert_eq!(sample.get("id").unwrap(), "7");
+    assert_eq!(
+        sample.get(cascade_server::gym::RESPONSE_OUTPUT).unwrap(),
+        &reply["output"]
+    );
+    assert_eq!(
+        sample.get("responses_create_params").unwrap(),
+        &task["responses_create_params"]
+    );
 }
 
 #[test]

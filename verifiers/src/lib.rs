@@ -34,6 +34,7 @@ pub mod reward;
 pub mod sample;
 pub mod seeded;
 pub mod testlog;
+pub mod tool_call;
 pub mod verifier;
 
 pub use reward::Reward;

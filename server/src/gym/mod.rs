@@ -5,7 +5,8 @@
 //! A verify request is a Gym dataset row (its task fields) plus
 //! `responses_create_params` (the OpenAI Responses API input) and `response` (a
 //! Responses API object). The text scored is the last assistant `output_text` of
-//! `response.output`. Gym's own task-field names are accepted where they differ from
+//! `response.output`; the output items themselves travel in the sample's
+//! `response_output` (tool calling reads its `function_call` items). Gym's own task-field names are accepted where they differ from
 //! cascade's ([`gym_row_to_sample`]), so Gym datasets need no conversion. The reply is
 //! the request echoed, plus `reward` and cascade's `details`.
 
@@ -26,7 +27,7 @@ mod row;
 
 pub use aggregate::aggregate_metrics;
 pub use aggregate::aggregate_metrics_default;
-pub use row::{gym_row_to_sample, last_output_text};
+pub use row::{gym_row_to_sample, last_output_text, RESPONSE_OUTPUT};
 
 /// `POST /{env}/verify`.
 pub async fn verify(
@@ -70,17 +71,18 @@ async fn verified(
     mut body: Map<String, Value>,
 ) -> Result<Json<Value>, ApiError> {
     let (params, response) = ("responses_create_params", "response");
-    let text = match (body.get(params), body.get(response)) {
-        (Some(Value::Object(_)), Some(Value::Object(r))) => last_output_text(r),
+    let reply = match (body.get(params), body.get(response)) {
+        (Some(Value::Object(_)), Some(Value::Object(r))) => r.clone(),
         (None, _) => return Err(missing(params)),
         (_, None) => return Err(missing(response)),
         (Some(Value::Object(_)), _) => return Err(not_object(response)),
         _ => return Err(not_object(params)),
     };
+    // The row stays whole, `responses_create_params` included (its `tools` are task
+    // fields for tool calling), as `cascade score` sees a Gym row.
     let mut task = body.clone();
-    task.remove(params);
     task.remove(response);
-    let sample = gym_row_to_sample(&env, &task, text);
+    let sample = gym_row_to_sample(&env, &task, &reply);
     let mut results = score_samples(state, env, config, vec![sample]).await?;
     let result = results
         .pop()

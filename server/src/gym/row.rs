@@ -33,10 +33,19 @@ pub fn last_output_text(response: &Map<String, Value>) -> String {
         .unwrap_or_default()
 }
 
-/// The cascade sample for a Gym row of `env` with the model's `text`: the task fields,
-/// Gym's names mapped onto cascade's, `response` set, and an `id` (the row's, as a
-/// string, or `"verify"`; Gym rows often have none).
-pub fn gym_row_to_sample(env: &str, task: &Map<String, Value>, text: String) -> Sample {
+/// The sample field holding the Responses API `output` items, for environments that
+/// score more than text (`function_call` items, for tool calling).
+pub const RESPONSE_OUTPUT: &str = "response_output";
+
+/// The cascade sample for a Gym row of `env` with the model's `response` (a Responses
+/// API object): the task fields, Gym's names mapped onto cascade's, `response` set to
+/// the scored text ([`last_output_text`]), `response_output` to `response.output`, and
+/// an `id` (the row's, as a string, or `"verify"`; Gym rows often have none).
+pub fn gym_row_to_sample(
+    env: &str,
+    task: &Map<String, Value>,
+    response: &Map<String, Value>,
+) -> Sample {
     let mut fields = task.clone();
     for (_, gym, ours) in ALIASES.iter().filter(|(e, _, _)| *e == env) {
         if !fields.contains_key(*ours) {
@@ -54,7 +63,10 @@ pub fn gym_row_to_sample(env: &str, task: &Map<String, Value>, text: String) -> 
         Some(other) => other.to_string(),
     };
     fields.insert("id".into(), Value::String(id));
-    fields.insert("response".into(), Value::String(text));
+    fields.insert("response".into(), Value::String(last_output_text(response)));
+    if let Some(output) = response.get("output").filter(|o| o.is_array()) {
+        fields.insert(RESPONSE_OUTPUT.into(), output.clone());
+    }
     Sample::new(Value::Object(fields))
 }
 
