@@ -4,7 +4,8 @@
 //! JSONL; IFEval's `input_data.jsonl`; HumanEval/MBPP, LiveCodeBench, APPS; SWE-bench
 //! JSONL), each turning a public row into the row layout its environment reads
 //! (`../shared/SPEC.md`). The bundled samples live beside this crate in
-//! `datasets/<domain>/`, written by the team.
+//! `datasets/<domain>/`, written by the team. NeMo Gym rows (`structured_output`) need
+//! no loader: the environments read Gym's layout unchanged.
 //!
 //! ## What this crate may not do
 //! - It downloads nothing: users point it at files they have.

@@ -33,6 +33,7 @@ pub mod ifeval;
 pub mod math;
 pub mod registry;
 pub mod scoring;
+pub mod structured_output;
 pub mod swe;
 pub mod verifier_env;
 

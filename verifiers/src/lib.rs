@@ -32,6 +32,7 @@ pub mod patch;
 pub mod reward;
 pub mod sample;
 pub mod seeded;
+pub mod structured_output;
 pub mod testlog;
 pub mod verifier;
 
