@@ -63,7 +63,7 @@ fn yaml_billion_laughs_is_a_parse_error() {
     for level in ["b", "c", "d", "e", "f", "g", "h", "i"] {
         bomb.push_str(&format!(
             "{level}: &{level} [{}]\n",
-            vec![format!("*{prev}")].repeat(9).join(", ")
+            vec![format!("*{prev}"); 9].join(", ")
         ));
         prev = level.to_owned();
     }
