@@ -21,7 +21,18 @@ pub fn document_text(text: &str) -> Option<(&str, &'static str)> {
         Some(body) => (body, "fenced_block"),
         None => (answer, "bare"),
     };
-    (!body.trim().is_empty()).then_some((body, source))
+    (!body.trim().is_empty()).then_some((without_leading_blank_lines(body), source))
+}
+
+/// Blank lines before the document are not part of it (an answer often starts with a
+/// newline after `</think>`): dropped, so a CSV header or an XML declaration is the first
+/// line. The first line's own indentation is kept (it matters in YAML).
+fn without_leading_blank_lines(body: &str) -> &str {
+    let first = body.len() - body.trim_start().len();
+    match body[..first].rfind('\n') {
+        Some(newline) => &body[newline + 1..],
+        None => body,
+    }
 }
 
 /// The body of the last fenced block. Fences are lines that start (at column 0, so an
@@ -100,5 +111,7 @@ mod tests {
         assert_eq!(document_text("<think>x</think>\n \n"), None);
         assert_eq!(document_text("```json\n```"), None);
         assert_eq!(document_text(""), None);
+        assert_eq!(document_text("</think>\n\n  a: 1\n"), Some(("  a: 1\n", "bare")));
+        assert_eq!(document_text("\r\n<?xml version=\"1.0\"?><a/>").map(|d| d.0), Some("<?xml version=\"1.0\"?><a/>"));
     }
 }

@@ -18,14 +18,37 @@ pub fn parse(schema_type: SchemaType, text: &str) -> Result<Value, String> {
 }
 
 /// YAML through `serde_yaml_ng`, whose loader caps recursion (128) and alias
-/// repetition, so deep or "billion laughs" documents are errors, not blow-ups.
+/// repetition, so deep or "billion laughs" documents are errors, not blow-ups. Its
+/// scanner is quadratic on deeply nested flow collections (`{a: {a: …`), so their
+/// bracket depth is capped first (counting every bracket, quoted or not: a string
+/// would need over 128 unclosed brackets to be refused wrongly).
 fn yaml(text: &str) -> Result<Value, String> {
+    if bracket_depth_exceeds(text, MAX_DEPTH) {
+        return Err(format!("YAML nests flow collections deeper than {MAX_DEPTH}"));
+    }
     let mut value: serde_yaml_ng::Value =
         serde_yaml_ng::from_str(text).map_err(|e| format!("invalid YAML: {e}"))?;
     value
         .apply_merge()
         .map_err(|e| format!("invalid YAML merge key: {e}"))?;
     yaml_to_json(value)
+}
+
+fn bracket_depth_exceeds(text: &str, cap: usize) -> bool {
+    let mut depth = 0usize;
+    for b in text.bytes() {
+        match b {
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > cap {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
 }
 
 fn yaml_to_json(value: serde_yaml_ng::Value) -> Result<Value, String> {
@@ -170,6 +193,10 @@ mod tests {
         assert!(err.contains("repetition limit"), "{err}");
         let deep = "[".repeat(100_000);
         assert!(parse(SchemaType::Yaml, &deep).is_err());
+        let flow = "{a: ".repeat(100_000);
+        assert!(parse(SchemaType::Yaml, &flow).unwrap_err().contains("deeper"));
+        let balanced = "[[1]], ".repeat(1000);
+        assert!(parse(SchemaType::Yaml, &format!("x: [{balanced}]")).is_ok());
         let deep_map = (0..200)
             .map(|i| format!("{}k:\n", "  ".repeat(i)))
             .collect::<String>();
