@@ -4,7 +4,8 @@
 //! JSONL; IFEval's `input_data.jsonl`; HumanEval/MBPP, LiveCodeBench, APPS; SWE-bench
 //! JSONL), each turning a public row into the row layout its environment reads
 //! (`../shared/SPEC.md`). The bundled samples live beside this crate in
-//! `datasets/<domain>/`, written by the team.
+//! `datasets/<domain>/`, written by the team. NeMo Gym rows (`structured_output`) need
+//! no loader: the environments read Gym's layout unchanged.
 //!
 //! NeMo Gym's multiple-choice rows (`mcqa`) need no loader: the env reads them as they are.
 //! NeMo Gym rows need no loader: `tool_call` reads BFCL `ground_truth`, xlam_fc

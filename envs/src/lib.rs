@@ -35,6 +35,7 @@ pub mod mcqa;
 pub mod registry;
 pub mod score_error;
 pub mod scoring;
+pub mod structured_output;
 pub mod swe;
 pub mod tool_call;
 pub mod verifier_env;

@@ -33,6 +33,7 @@ pub mod patch;
 pub mod reward;
 pub mod sample;
 pub mod seeded;
+pub mod structured_output;
 pub mod testlog;
 pub mod tool_call;
 pub mod verifier;
