@@ -31,15 +31,18 @@ pub mod environment;
 pub mod gym;
 pub mod ifeval;
 pub mod math;
+pub mod multi_turn;
 pub mod registry;
 pub mod score_error;
 pub mod scoring;
 pub mod swe;
 pub mod verifier_env;
+pub mod workplace;
 
 pub use cascade_verifiers::{inventory, Reward, Sample};
 pub use config::{ConfigError, EnvConfig};
 pub use environment::{ChatMessage, Environment};
+pub use multi_turn::{MultiTurnEnvironment, Session, Turn};
 pub use registry::{EnvPlugin, Listing, Registry, RegistryError};
 pub use score_error::ScoreError;
 pub use scoring::{guard, score_guarded, Fault, Guarded, ResultLine, ScoringPool};

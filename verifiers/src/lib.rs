@@ -34,6 +34,7 @@ pub mod sample;
 pub mod seeded;
 pub mod testlog;
 pub mod verifier;
+pub mod workplace;
 
 pub use reward::Reward;
 pub use sample::{FieldError, Sample};
