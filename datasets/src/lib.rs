@@ -4,7 +4,8 @@
 //! JSONL; IFEval's `input_data.jsonl`; HumanEval/MBPP, LiveCodeBench, APPS; SWE-bench
 //! JSONL), each turning a public row into the row layout its environment reads
 //! (`../shared/SPEC.md`). The bundled samples live beside this crate in
-//! `datasets/<domain>/`, written by the team.
+//! `datasets/<domain>/`, written by the team. Workplace rows (NeMo Gym's layout) need no
+//! loader; [`workplace_gen`] writes new ones.
 //!
 //! ## What this crate may not do
 //! - It downloads nothing: users point it at files they have.
@@ -18,6 +19,7 @@ pub mod ifeval_gen;
 pub mod jsonl;
 pub mod math;
 pub mod swe;
+pub mod workplace_gen;
 
 pub use error::{LoadError, RowError};
 

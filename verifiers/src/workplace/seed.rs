@@ -162,8 +162,9 @@ fn events(rng: &mut SplitMix64) -> Table {
 
 fn tasks(rng: &mut SplitMix64) -> Table {
     let mut t = Table::new(projects::COLUMNS);
-    for (i, id) in ids(rng, 24).into_iter().enumerate() {
-        let name = TASK_NAMES[i % TASK_NAMES.len()];
+    // One task per name, so a task is named unambiguously in a prompt.
+    for (i, id) in ids(rng, TASK_NAMES.len()).into_iter().enumerate() {
+        let name = TASK_NAMES[i];
         let due = day(rng, 12, 1, 28);
         let row = [
             ("task_id", id.as_str()),
