@@ -122,7 +122,8 @@ fn move_task(rng: &mut SplitMix64, w: &Workplace) -> Task {
 
 fn schedule(rng: &mut SplitMix64) -> Task {
     let (name, address) = colleague(rng);
-    let event = capitalized(*rng.pick(EVENT_NAMES));
+    let event: &&str = rng.pick(EVENT_NAMES);
+    let event = capitalized(event);
     let day = rng.range(4, 8);
     let hour = rng.range(9, 16);
     let duration = *rng.pick(&["30", "60"]);
