@@ -57,6 +57,7 @@ status, owner, deal = first("customer_status"), first("customer_owner"), first("
 (d1n, d1a), (d2n, d2a) = calls(deal)
 
 add("correct-response-output", email, response_output=[fc(en, ea)])
+add("text-calls-beside-output-without-calls", email, response=hermes(en, ea), response_output=[{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": hermes(en, ea)}]}])
 add("correct-hermes-text", move, response="I'll move it.\n" + hermes(mn, ma))
 add("correct-after-lookups", status, response="\n".join([
     hermes("customer_relationship_manager_search_customers", {"customer_name": "a"}),

@@ -1,6 +1,7 @@
 //! The model's calls in a sample, from (in this order of precedence):
 //! 1. `response_output`: OpenAI Responses output items (`type: "function_call"` with
-//!    `name` and an `arguments` string), as the server's Gym route passes them;
+//!    `name` and an `arguments` string), as the server's Gym route passes them, when
+//!    it holds any function call;
 //! 2. `response` as a Responses object with an `output` list (a Gym rollout line);
 //! 3. `transcript` or `messages`: a recorded multi-turn conversation, whose assistant
 //!    turns carry `tool_calls` (OpenAI chat layout), Responses `function_call` items,
@@ -35,7 +36,12 @@ pub fn predicted(sample: &Sample, limit: usize) -> Result<Predicted, FieldError>
         let items = items
             .as_array()
             .ok_or_else(|| wrong("response_output", "an array", items))?;
-        return found(output_items(items, limit), "response_output");
+        let calls = output_items(items, limit);
+        // No function_call items: the calls, if any, are still in the text (a server
+        // that did not parse the model's tool-call syntax), so look further.
+        if !calls.is_empty() {
+            return found(calls, "response_output");
+        }
     }
     if let Some(Value::Object(response)) = sample.get("response") {
         let items = response

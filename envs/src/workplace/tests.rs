@@ -66,6 +66,12 @@ fn responses_items_score_by_state() {
     );
     assert_eq!(r.details["diff"]["predicted"]["status"], "Lost");
     assert_eq!(r.details["diff"]["expected"]["status"], "Won");
+    let text_only = json!({"response_output": [{"type": "message"}], "response": hermes(UPDATE, status(&id, "Won"))});
+    let r = e.score(&row(json!([gt(UPDATE, status(&id, "Won"))]), text_only));
+    assert_eq!(
+        (r.score, r.details["source"].clone()),
+        (1.0, json!("response"))
+    );
 }
 
 #[test]
