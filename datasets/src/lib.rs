@@ -4,12 +4,11 @@
 //! JSONL; IFEval's `input_data.jsonl`; HumanEval/MBPP, LiveCodeBench, APPS; SWE-bench
 //! JSONL), each turning a public row into the row layout its environment reads
 //! (`../shared/SPEC.md`). The bundled samples live beside this crate in
-//! `datasets/<domain>/`, written by the team. NeMo Gym rows (`structured_output`) need
-//! no loader: the environments read Gym's layout unchanged.
+//! `datasets/<domain>/`, written by the team.
 //!
-//! NeMo Gym's multiple-choice rows (`mcqa`) need no loader: the env reads them as they are.
-//! NeMo Gym rows need no loader: `tool_call` reads BFCL `ground_truth`, xlam_fc
-//! `expected_answers` and single_step `expected_action` rows unchanged.
+//! NeMo Gym rows need no loader: `mcqa`, `structured_output`, `tool_call` (BFCL
+//! `ground_truth`, xlam_fc `expected_answers`, single_step `expected_action`) and
+//! `workplace` read Gym's layout unchanged; [`workplace_gen`] writes new workplace rows.
 //!
 //! ## What this crate may not do
 //! - It downloads nothing: users point it at files they have.
@@ -23,6 +22,7 @@ pub mod ifeval_gen;
 pub mod jsonl;
 pub mod math;
 pub mod swe;
+pub mod workplace_gen;
 
 pub use error::{LoadError, RowError};
 

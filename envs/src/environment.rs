@@ -38,4 +38,9 @@ pub trait Environment: Send + Sync {
     /// Scores one sample: the row plus the model's `response`. A malformed sample is
     /// `Reward::error(..)`, never a panic.
     fn score(&self, sample: &Sample) -> Reward;
+
+    /// The multi-turn form, for environments whose model turns call tools.
+    fn multi_turn(&self) -> Option<&dyn crate::multi_turn::MultiTurnEnvironment> {
+        None
+    }
 }

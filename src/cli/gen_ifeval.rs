@@ -23,12 +23,21 @@ pub struct GenIfevalArgs {
 }
 
 pub fn run(args: GenIfevalArgs) -> Result<(), Failure> {
+    let rows = cascade_datasets::ifeval_gen::generate(args.count, args.seed);
+    write_rows(&rows, args.output.as_deref())
+}
+
+/// Writes generated rows as JSONL to `output`, or to stdout when absent.
+pub(super) fn write_rows(
+    rows: &[serde_json::Value],
+    output: Option<&std::path::Path>,
+) -> Result<(), Failure> {
     let mut text = String::new();
-    for row in cascade_datasets::ifeval_gen::generate(args.count, args.seed) {
+    for row in rows {
         text.push_str(&row.to_string());
         text.push('\n');
     }
-    match &args.output {
+    match output {
         Some(path) => std::fs::write(path, text)
             .with_context(|| format!("cannot write {}", path.display()))?,
         None => std::io::stdout()

@@ -12,6 +12,7 @@ mod check;
 mod envs;
 mod exit;
 mod gen_ifeval;
+mod gen_workplace;
 mod jsonl;
 mod score;
 mod serve;
@@ -46,6 +47,8 @@ enum Command {
     Envs,
     /// Write a reproducible IF-RL prompt set (IFEval JSONL layout).
     GenIfeval(gen_ifeval::GenIfevalArgs),
+    /// Write reproducible workplace tool-use tasks (NeMo Gym's row layout).
+    GenWorkplace(gen_workplace::GenWorkplaceArgs),
     /// Serve every environment over HTTP: batch, NeMo Gym and OpenRLHF protocols.
     Serve(serve::ServeArgs),
     /// Load-test `cascade serve` on loopback against `cascade score` on the same samples.
@@ -76,6 +79,7 @@ pub fn run() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Envs => envs::run(),
         Command::GenIfeval(args) => gen_ifeval::run(args),
+        Command::GenWorkplace(args) => gen_workplace::run(args),
         Command::Serve(args) => serve::run(args),
         Command::BenchServe(args) => bench_serve::run(args),
         #[cfg(feature = "train")]

@@ -37,6 +37,7 @@ pub mod structured_output;
 pub mod testlog;
 pub mod tool_call;
 pub mod verifier;
+pub mod workplace;
 
 pub use reward::Reward;
 pub use sample::{FieldError, Sample};
