@@ -247,6 +247,22 @@ def corpus(n, seed=16):
     return rows
 
 
+def edge_rows():
+    """Hand-written rows where cascade differs from Gym by design (see the README)."""
+    s = lambda v: json.dumps(v)
+    flag = {"type": "object", "properties": {"ok": {"type": "boolean"}}}
+    day = {"type": "object", "properties": {"day": {"type": "string"}}}
+    branch = {"type": "object", "properties": {"x": {"anyOf": [{"type": "object", "properties": {"a": {"type": "integer"}}}, {"type": "null"}]}}}
+    return [
+        {"id": "edge_yaml_1_1_boolean", "schema_str": s(flag), "schema_type": "yaml", "response": "ok: yes\n"},
+        {"id": "edge_yaml_date_is_text", "schema_str": s(day), "schema_type": "yaml", "response": "day: 2024-05-01\n"},
+        {"id": "edge_toml_date_is_text", "schema_str": s(day), "schema_type": "toml", "response": "day = 2024-05-01\n"},
+        {"id": "edge_anyof_branch_strict", "schema_str": s(branch), "schema_type": "json", "response": s({"x": {"a": 1, "b": 2}})},
+        {"id": "edge_yaml_duplicate_key", "schema_str": s(flag), "schema_type": "yaml", "response": "ok: 1\nok: true\n"},
+        {"id": "edge_property_named_properties", "schema_str": s({"type": "object", "properties": {"properties": {"type": "string"}}}), "schema_type": "json", "response": s({"properties": "p"})},
+    ]
+
+
 def read_jsonl(path):
     with open(path) as f:
         return [json.loads(l) for l in f if l.strip()]
@@ -270,7 +286,7 @@ def main():
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
     server = gym_server()
     sample = read_jsonl(os.path.join(ROOT, "datasets", "structured_output", "sample.jsonl"))
-    rows = sample + corpus(n)
+    rows = sample + edge_rows() + corpus(n)
     ours, _ = cascade_scores(binary, rows)
     agree, causes, other = 0, {}, []
     for row in rows:
@@ -284,7 +300,7 @@ def main():
             causes.setdefault(cause, []).append(row["id"])
         else:
             other.append((row["id"], mine["reward"], mine["details"].get("error_type"), reward, error_type))
-    print(f"agreement: {agree}/{len(rows)} rows ({len(sample)} bundled + {n} generated)")
+    print(f"agreement: {agree}/{len(rows)} rows ({len(sample)} bundled + {len(edge_rows())} edge cases + {n} generated)")
     for cause, ids in causes.items():
         print(f"  {len(ids)} differ by design ({cause}); Gym agrees once given the same document and strictness: {', '.join(ids[:4])} ...")
     print(f"  {len(other)} other disagreements")

@@ -111,7 +111,13 @@ mod tests {
         assert_eq!(document_text("<think>x</think>\n \n"), None);
         assert_eq!(document_text("```json\n```"), None);
         assert_eq!(document_text(""), None);
-        assert_eq!(document_text("</think>\n\n  a: 1\n"), Some(("  a: 1\n", "bare")));
-        assert_eq!(document_text("\r\n<?xml version=\"1.0\"?><a/>").map(|d| d.0), Some("<?xml version=\"1.0\"?><a/>"));
+        assert_eq!(
+            document_text("</think>\n\n  a: 1\n"),
+            Some(("  a: 1\n", "bare"))
+        );
+        assert_eq!(
+            document_text("\r\n<?xml version=\"1.0\"?><a/>").map(|d| d.0),
+            Some("<?xml version=\"1.0\"?><a/>")
+        );
     }
 }

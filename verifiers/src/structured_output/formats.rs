@@ -24,7 +24,9 @@ pub fn parse(schema_type: SchemaType, text: &str) -> Result<Value, String> {
 /// would need over 128 unclosed brackets to be refused wrongly).
 fn yaml(text: &str) -> Result<Value, String> {
     if bracket_depth_exceeds(text, MAX_DEPTH) {
-        return Err(format!("YAML nests flow collections deeper than {MAX_DEPTH}"));
+        return Err(format!(
+            "YAML nests flow collections deeper than {MAX_DEPTH}"
+        ));
     }
     let mut value: serde_yaml_ng::Value =
         serde_yaml_ng::from_str(text).map_err(|e| format!("invalid YAML: {e}"))?;
@@ -194,7 +196,9 @@ mod tests {
         let deep = "[".repeat(100_000);
         assert!(parse(SchemaType::Yaml, &deep).is_err());
         let flow = "{a: ".repeat(100_000);
-        assert!(parse(SchemaType::Yaml, &flow).unwrap_err().contains("deeper"));
+        assert!(parse(SchemaType::Yaml, &flow)
+            .unwrap_err()
+            .contains("deeper"));
         let balanced = "[[1]], ".repeat(1000);
         assert!(parse(SchemaType::Yaml, &format!("x: [{balanced}]")).is_ok());
         let deep_map = (0..200)
