@@ -88,6 +88,18 @@ fn the_good_recipe_and_the_shipped_toy_recipe_validate() {
     }
 }
 
+/// cascade2.toml's model is the user's SFT checkpoint; with the tiny model in its place,
+/// every stage that runs must name registered environments and bundled datasets.
+#[test]
+fn cascade2_stages_validate_against_the_registry() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../recipes/cascade2.toml");
+    let mut recipe = Recipe::load(&path).expect("parses");
+    recipe.run.model = "../trainer/assets/tiny-chatml".into();
+    recipe.run.init = cascade_trainer::recipe::Init::Random;
+    let registry = Registry::discover().expect("registry");
+    recipe.validate(&registry).expect("cascade2.toml is valid");
+}
+
 #[test]
 fn bad_values_name_their_key() {
     fails_with(&GOOD.replacen("lr = 1e-4", "lr = -1e-4", 1), "stage[0].lr");

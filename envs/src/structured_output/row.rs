@@ -80,7 +80,18 @@ impl TryFrom<&Sample> for StructuredOutputRow {
 /// The model's answer: `response` as text, or as a Responses API object (Gym's
 /// `response`), whose message `output_text` parts are the text (joined, as Gym does) and
 /// whose `function_call` items are the calls.
+/// Through the server's Gym route the Responses object arrives split: `response` is the
+/// last output text and `response_output` the output items; the items are then the
+/// answer, as they are for Gym.
 pub fn answer_of(sample: &Sample) -> Result<Answer, FieldError> {
+    if let Some(items) = sample.get("response_output") {
+        if !items.is_array() {
+            return Err(wrong("response_output", "an array", items));
+        }
+        let mut response = Map::new();
+        response.insert("output".into(), items.clone());
+        return Ok(responses_answer(&response));
+    }
     match sample.require("response")? {
         Value::String(text) => Ok(Answer::text(text.as_str())),
         Value::Object(response) => Ok(responses_answer(response)),
@@ -191,6 +202,17 @@ mod tests {
         for (v, message) in cases {
             assert_eq!(row(v).unwrap_err().to_string(), message);
         }
+    }
+
+    #[test]
+    fn reads_the_servers_split_responses_object() {
+        let sample = Sample::new(json!({"response": "ignored text", "response_output": [
+            {"type": "function_call", "name": "save", "arguments": "{\"a\": 1}"}
+        ]}));
+        let answer = answer_of(&sample).unwrap();
+        assert_eq!(answer.function_calls.unwrap()[0].name, "save");
+        let bad = Sample::new(json!({"response": "x", "response_output": {}}));
+        assert!(answer_of(&bad).is_err());
     }
 
     #[test]

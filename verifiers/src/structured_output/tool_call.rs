@@ -3,13 +3,13 @@
 //!
 //! Calls come from the Responses object's `function_call` items when the sample has
 //! them, else from Hermes `<tool_call>{"name": …, "arguments": …}</tool_call>` blocks in
-//! the text. This Hermes reader is deliberately minimal and private; once the
-//! `tool_call` environment's parser (verifiers/src/tool_call/) is merged, both should
-//! share that one.
+//! the text, read by the `tool_call` verifier's parser (one parser for every
+//! environment).
 
 use serde_json::Value;
 
 use super::{strip_thinking, ErrorType, Failure};
+use crate::tool_call::parse_text;
 
 /// One function call: its name and its `arguments` as given (a JSON string or a value).
 #[derive(Debug, Clone, PartialEq)]
@@ -17,9 +17,6 @@ pub struct FunctionCall {
     pub name: String,
     pub arguments: Value,
 }
-
-const OPEN: &str = "<tool_call>";
-const CLOSE: &str = "</tool_call>";
 
 /// The document carried by the answer's single function call, and where it was found.
 pub fn payload(
@@ -79,38 +76,33 @@ pub fn payload(
     Ok((document, source))
 }
 
-/// The Hermes calls of a text answer (thinking excluded). An unclosed last block runs to
-/// the end (a cut-off answer); a block that is not `{"name", "arguments"}` JSON is no
-/// call at all, as a serving parser would leave it as text.
+/// The calls of a text answer (thinking excluded), read by the one tool-call parser
+/// ([`crate::tool_call::parse_text`]: Hermes blocks, an unclosed last one running to the
+/// end, and Qwen3-Coder XML). A block without a name is no call at all, as a serving
+/// parser would leave it as text; unreadable arguments are Gym's argument error.
 fn hermes_calls(text: &str) -> Result<Vec<FunctionCall>, Failure> {
     let Some(answer) = strip_thinking(text) else {
         return Ok(Vec::new());
     };
-    let mut calls = Vec::new();
-    let mut rest = answer;
-    while let Some(start) = rest.find(OPEN) {
-        let after = &rest[start + OPEN.len()..];
-        let (body, next) = match after.find(CLOSE) {
-            Some(end) => (&after[..end], &after[end + CLOSE.len()..]),
-            None => (after, ""),
-        };
-        match serde_json::from_str::<Value>(body.trim()) {
-            Ok(Value::Object(mut call)) => {
-                let name = call.get("name").and_then(Value::as_str).map(str::to_owned);
-                let arguments = call
-                    .remove("arguments")
-                    .or_else(|| call.remove("parameters"))
-                    .unwrap_or_else(|| Value::Object(Default::default()));
-                match name {
-                    Some(name) => calls.push(FunctionCall { name, arguments }),
-                    None => return Err(malformed("a <tool_call> block has no string `name`")),
-                }
-            }
-            _ => return Err(malformed("a <tool_call> block is not a JSON object")),
-        }
-        rest = next;
-    }
-    Ok(calls)
+    let parsed = parse_text(answer, &[]).map_err(|e| malformed(&e.to_string()))?;
+    parsed
+        .into_iter()
+        .map(|call| {
+            let name = call.name.ok_or_else(|| {
+                malformed("a <tool_call> block is not a JSON object with a string `name`")
+            })?;
+            let arguments = call.arguments.map_err(|e| {
+                Failure::new(
+                    ErrorType::ToolArgumentsParseError,
+                    format!("arguments: {e}"),
+                )
+            })?;
+            Ok(FunctionCall {
+                name,
+                arguments: Value::Object(arguments),
+            })
+        })
+        .collect()
 }
 
 fn malformed(message: &str) -> Failure {
