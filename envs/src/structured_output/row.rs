@@ -81,16 +81,22 @@ impl TryFrom<&Sample> for StructuredOutputRow {
 /// `response`), whose message `output_text` parts are the text (joined, as Gym does) and
 /// whose `function_call` items are the calls.
 /// Through the server's Gym route the Responses object arrives split: `response` is the
-/// last output text and `response_output` the output items; the items are then the
-/// answer, as they are for Gym.
+/// last output text and `response_output` the output items. When the items hold
+/// function calls they are the answer, as they are for Gym; otherwise the calls, if
+/// any, are still in the text (a server that did not parse the model's tool-call
+/// syntax), so the text is read.
 pub fn answer_of(sample: &Sample) -> Result<Answer, FieldError> {
     if let Some(items) = sample.get("response_output") {
-        if !items.is_array() {
-            return Err(wrong("response_output", "an array", items));
+        let list = items
+            .as_array()
+            .ok_or_else(|| wrong("response_output", "an array", items))?;
+        let is_call =
+            |item: &Value| item.get("type").and_then(Value::as_str) == Some("function_call");
+        if list.iter().any(is_call) {
+            let mut response = Map::new();
+            response.insert("output".into(), items.clone());
+            return Ok(responses_answer(&response));
         }
-        let mut response = Map::new();
-        response.insert("output".into(), items.clone());
-        return Ok(responses_answer(&response));
     }
     match sample.require("response")? {
         Value::String(text) => Ok(Answer::text(text.as_str())),
