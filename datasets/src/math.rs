@@ -15,7 +15,6 @@ use std::path::Path;
 use cascade_verifiers::math::{extract_answer, AnswerSource, Extraction};
 use serde_json::{json, Map, Value};
 
-use cascade_verifiers::sample::type_name;
 use cascade_verifiers::FieldError;
 
 use crate::{LoadError, RowError};
@@ -126,12 +125,7 @@ fn answer_field(obj: &Map<String, Value>) -> Result<String, RowError> {
 }
 
 fn wrong_type(field: &str, expected: &'static str, found: &Value) -> RowError {
-    FieldError::WrongType {
-        field: field.to_owned(),
-        expected,
-        found: type_name(found),
-    }
-    .into()
+    FieldError::wrong_type(field, expected, found).into()
 }
 
 /// The last `\boxed{}` of a MATH solution.

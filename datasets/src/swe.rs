@@ -18,7 +18,6 @@
 
 use std::path::Path;
 
-use cascade_verifiers::sample::type_name;
 use cascade_verifiers::{FieldError, Sample};
 use serde_json::{json, Map, Value};
 
@@ -88,11 +87,9 @@ impl TryFrom<&Sample> for SweRow {
     type Error = FieldError;
 
     fn try_from(sample: &Sample) -> Result<Self, FieldError> {
-        let fields = sample.fields().ok_or_else(|| FieldError::WrongType {
-            field: "<line>".into(),
-            expected: "a JSON object",
-            found: type_name(sample.value()),
-        })?;
+        let fields = sample
+            .fields()
+            .ok_or_else(|| FieldError::wrong_type("<line>", "a JSON object", sample.value()))?;
         Ok(Self {
             repo: sample.str_field("repo")?.to_owned(),
             fail_to_pass: test_list(fields, "fail_to_pass")?,
@@ -144,11 +141,7 @@ fn optional_string(obj: &Map<String, Value>, field: &str) -> Result<Option<Strin
     match obj.get(field) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(FieldError::WrongType {
-            field: field.to_owned(),
-            expected: "a string",
-            found: type_name(other),
-        }),
+        Some(other) => Err(FieldError::wrong_type(field, "a string", other)),
     }
 }
 
@@ -162,11 +155,8 @@ pub fn test_list(fields: &Map<String, Value>, field: &str) -> Result<Vec<String>
         (None, Some(v)) => (upper.as_str(), v),
         (None, None) => return Err(FieldError::Missing(field.to_owned())),
     };
-    let wrong = || FieldError::WrongType {
-        field: name.to_owned(),
-        expected: "a list of test ids (or a JSON string of one)",
-        found: type_name(value),
-    };
+    let wrong =
+        || FieldError::wrong_type(name, "a list of test ids (or a JSON string of one)", value);
     let parsed;
     let list = match value {
         Value::Array(a) => a,

@@ -9,7 +9,6 @@
 //! or a list of text parts (`input_text`, `output_text` or `text`). `instructions`, when
 //! set, becomes a leading system message, as the Responses API treats it.
 
-use cascade_verifiers::sample::type_name;
 use cascade_verifiers::{FieldError, Sample};
 use serde_json::{Map, Value};
 
@@ -26,13 +25,13 @@ pub fn gym_prompt(row: &Sample) -> Result<Option<Vec<ChatMessage>>, FieldError> 
     };
     let params = params
         .as_object()
-        .ok_or_else(|| wrong(PARAMS, "an object", params))?;
+        .ok_or_else(|| FieldError::wrong_type(PARAMS, "an object", params))?;
     let mut messages = Vec::new();
     if let Some(instructions) = params.get("instructions").filter(|v| !v.is_null()) {
         let field = format!("{PARAMS}.instructions");
         let text = instructions
             .as_str()
-            .ok_or_else(|| wrong(&field, "a string", instructions))?;
+            .ok_or_else(|| FieldError::wrong_type(&field, "a string", instructions))?;
         messages.push(ChatMessage::system(text));
     }
     let field = format!("{PARAMS}.input");
@@ -44,7 +43,13 @@ pub fn gym_prompt(row: &Sample) -> Result<Option<Vec<ChatMessage>>, FieldError> 
                 messages.push(input_message(item, &format!("{field}[{i}]"))?);
             }
         }
-        Some(other) => return Err(wrong(&field, "a string or an array", other)),
+        Some(other) => {
+            return Err(FieldError::wrong_type(
+                &field,
+                "a string or an array",
+                other,
+            ))
+        }
     }
     Ok(Some(messages))
 }
@@ -58,14 +63,18 @@ pub fn gym_tools(row: &Sample) -> Result<Option<&Vec<Value>>, FieldError> {
     match tools {
         Value::Null => Ok(None),
         Value::Array(list) => Ok(Some(list)),
-        other => Err(wrong(&format!("{PARAMS}.tools"), "an array", other)),
+        other => Err(FieldError::wrong_type(
+            format!("{PARAMS}.tools"),
+            "an array",
+            other,
+        )),
     }
 }
 
 fn input_message(item: &Value, field: &str) -> Result<ChatMessage, FieldError> {
     let object = item
         .as_object()
-        .ok_or_else(|| wrong(field, "an object", item))?;
+        .ok_or_else(|| FieldError::wrong_type(field, "an object", item))?;
     if let Some(kind) = object.get("type").and_then(Value::as_str) {
         if kind != "message" {
             return Err(FieldError::WrongType {
@@ -81,8 +90,8 @@ fn input_message(item: &Value, field: &str) -> Result<ChatMessage, FieldError> {
         Some(Value::String(text)) => text.clone(),
         Some(Value::Array(parts)) => text_parts(parts, &format!("{field}.content"))?,
         Some(other) => {
-            return Err(wrong(
-                &format!("{field}.content"),
+            return Err(FieldError::wrong_type(
+                format!("{field}.content"),
                 "a string or an array",
                 other,
             ))
@@ -102,7 +111,7 @@ fn text_parts(parts: &[Value], field: &str) -> Result<String, FieldError> {
         let at = format!("{field}[{i}]");
         let object = part
             .as_object()
-            .ok_or_else(|| wrong(&at, "an object", part))?;
+            .ok_or_else(|| FieldError::wrong_type(&at, "an object", part))?;
         match object.get("type").and_then(Value::as_str) {
             Some("input_text" | "output_text" | "text") => {
                 text.push_str(string_of(object, "text", &at)?)
@@ -126,15 +135,8 @@ fn string_of<'a>(
 ) -> Result<&'a str, FieldError> {
     let at = || format!("{field}.{key}");
     let v = object.get(key).ok_or_else(|| FieldError::Missing(at()))?;
-    v.as_str().ok_or_else(|| wrong(&at(), "a string", v))
-}
-
-fn wrong(field: &str, expected: &'static str, found: &Value) -> FieldError {
-    FieldError::WrongType {
-        field: field.to_owned(),
-        expected,
-        found: type_name(found),
-    }
+    v.as_str()
+        .ok_or_else(|| FieldError::wrong_type(at(), "a string", v))
 }
 
 #[cfg(test)]

@@ -59,11 +59,9 @@ impl MathEnv {
 fn problem_text(row: &Sample) -> Result<&str, FieldError> {
     for field in ["problem", "prompt", "question"] {
         if let Some(v) = row.get(field) {
-            return v.as_str().ok_or_else(|| FieldError::WrongType {
-                field: field.to_owned(),
-                expected: "a string",
-                found: cascade_verifiers::sample::type_name(v),
-            });
+            return v
+                .as_str()
+                .ok_or_else(|| FieldError::wrong_type(field, "a string", v));
         }
     }
     Err(FieldError::Missing("problem".to_owned()))

@@ -138,11 +138,11 @@ impl WorkplaceEnv {
 
     fn try_score(&self, sample: &Sample) -> Result<Reward, FieldError> {
         if !sample.value().is_object() {
-            return Err(FieldError::WrongType {
-                field: "<line>".into(),
-                expected: "a JSON object",
-                found: cascade_verifiers::sample::type_name(sample.value()),
-            });
+            return Err(FieldError::wrong_type(
+                "<line>",
+                "a JSON object",
+                sample.value(),
+            ));
         }
         sample.str_field("id")?;
         let row = WorkplaceRow::try_from(sample)?;

@@ -17,6 +17,17 @@ pub enum FieldError {
     },
 }
 
+impl FieldError {
+    /// `field` holds a value of the wrong JSON type; `expected` says what it should be.
+    pub fn wrong_type(field: impl Into<String>, expected: &'static str, found: &Value) -> Self {
+        Self::WrongType {
+            field: field.into(),
+            expected,
+            found: type_name(found),
+        }
+    }
+}
+
 /// One JSONL sample. Holds the raw JSON value so that unknown fields survive and a
 /// line that is valid JSON but not an object can still be reported per line.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,11 +72,11 @@ impl Sample {
     /// Checks that the line is an object with a string `id` and a string `response`.
     pub fn validate_common(&self) -> Result<(), FieldError> {
         if !self.value.is_object() {
-            return Err(FieldError::WrongType {
-                field: "<line>".into(),
-                expected: "a JSON object",
-                found: type_name(&self.value),
-            });
+            return Err(FieldError::wrong_type(
+                "<line>",
+                "a JSON object",
+                &self.value,
+            ));
         }
         self.str_field("id")?;
         self.str_field("response")?;
@@ -80,19 +91,22 @@ impl Sample {
     /// A required string field.
     pub fn str_field(&self, field: &str) -> Result<&str, FieldError> {
         let v = self.require(field)?;
-        v.as_str().ok_or_else(|| wrong(field, "a string", v))
+        v.as_str()
+            .ok_or_else(|| FieldError::wrong_type(field, "a string", v))
     }
 
     /// A required array field.
     pub fn array_field(&self, field: &str) -> Result<&Vec<Value>, FieldError> {
         let v = self.require(field)?;
-        v.as_array().ok_or_else(|| wrong(field, "an array", v))
+        v.as_array()
+            .ok_or_else(|| FieldError::wrong_type(field, "an array", v))
     }
 
     /// A required object field.
     pub fn object_field(&self, field: &str) -> Result<&Map<String, Value>, FieldError> {
         let v = self.require(field)?;
-        v.as_object().ok_or_else(|| wrong(field, "an object", v))
+        v.as_object()
+            .ok_or_else(|| FieldError::wrong_type(field, "an object", v))
     }
 
     /// An optional number field; `Ok(None)` when absent or null.
@@ -102,7 +116,7 @@ impl Sample {
             Some(v) => v
                 .as_f64()
                 .map(Some)
-                .ok_or_else(|| wrong(field, "a number", v)),
+                .ok_or_else(|| FieldError::wrong_type(field, "a number", v)),
         }
     }
 
@@ -110,14 +124,6 @@ impl Sample {
     pub fn require(&self, field: &str) -> Result<&Value, FieldError> {
         self.get(field)
             .ok_or_else(|| FieldError::Missing(field.to_owned()))
-    }
-}
-
-fn wrong(field: &str, expected: &'static str, found: &Value) -> FieldError {
-    FieldError::WrongType {
-        field: field.to_owned(),
-        expected,
-        found: type_name(found),
     }
 }
 

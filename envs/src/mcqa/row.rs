@@ -3,7 +3,6 @@
 //! `options` and `answer`.
 
 use cascade_verifiers::mcqa::{ChoiceError, Choices, GradingMode};
-use cascade_verifiers::sample::type_name;
 use cascade_verifiers::{FieldError, Sample};
 use serde_json::{Map, Value};
 use thiserror::Error;
@@ -85,15 +84,20 @@ pub fn choices(sample: &Sample) -> Result<Choices, RowError> {
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
                 let field = format!("options[{i}]");
-                let object = item
-                    .as_object()
-                    .ok_or_else(|| wrong(&field, "an object such as {\"A\": \"text\"}", item))?;
+                let object = item.as_object().ok_or_else(|| {
+                    FieldError::wrong_type(&field, "an object such as {\"A\": \"text\"}", item)
+                })?;
                 read_entries(object, &field, &mut entries)?;
             }
         }
         Value::Object(object) => read_entries(object, "options", &mut entries)?,
         other => {
-            return Err(wrong("options", "an array of one-key objects or an object", other).into())
+            return Err(FieldError::wrong_type(
+                "options",
+                "an array of one-key objects or an object",
+                other,
+            )
+            .into())
         }
     }
     Ok(Choices::new(entries)?)
@@ -110,7 +114,7 @@ fn read_entries(
         match text {
             Value::Null => {}
             Value::String(text) => entries.push((letter, text.clone())),
-            other => return Err(wrong(&at, "a string", other).into()),
+            other => return Err(FieldError::wrong_type(&at, "a string", other).into()),
         }
     }
     Ok(())
@@ -123,7 +127,7 @@ pub fn grading_mode(sample: &Sample) -> Result<Option<GradingMode>, RowError> {
         Some(Value::String(name)) => GradingMode::parse(name)
             .map(Some)
             .ok_or_else(|| RowError::UnknownMode(short(name).to_owned())),
-        Some(other) => Err(wrong("grading_mode", "a string", other).into()),
+        Some(other) => Err(FieldError::wrong_type("grading_mode", "a string", other).into()),
     }
 }
 
@@ -135,7 +139,7 @@ fn output_regex(sample: &Sample) -> Result<Vec<String>, RowError> {
     };
     let metadata = metadata
         .as_object()
-        .ok_or_else(|| wrong("template_metadata", "an object", metadata))?;
+        .ok_or_else(|| FieldError::wrong_type("template_metadata", "an object", metadata))?;
     const FIELD: &str = "template_metadata.output_regex";
     const EXPECTED: &str = "a string or an array of strings";
     match metadata.get("output_regex") {
@@ -146,10 +150,10 @@ fn output_regex(sample: &Sample) -> Result<Vec<String>, RowError> {
             .map(|p| {
                 p.as_str()
                     .map(str::to_owned)
-                    .ok_or_else(|| wrong(FIELD, EXPECTED, p).into())
+                    .ok_or_else(|| FieldError::wrong_type(FIELD, EXPECTED, p).into())
             })
             .collect(),
-        Some(other) => Err(wrong(FIELD, EXPECTED, other).into()),
+        Some(other) => Err(FieldError::wrong_type(FIELD, EXPECTED, other).into()),
     }
 }
 
@@ -172,12 +176,4 @@ fn short(text: &str) -> &str {
         end -= 1;
     }
     &text[..end]
-}
-
-fn wrong(field: &str, expected: &'static str, found: &Value) -> FieldError {
-    FieldError::WrongType {
-        field: field.to_owned(),
-        expected,
-        found: type_name(found),
-    }
 }

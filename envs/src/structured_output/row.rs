@@ -1,7 +1,6 @@
 //! A `structured_output` row's task fields (Gym's names), read and checked, and the
 //! model's answer as text or as a Responses API object.
 
-use cascade_verifiers::sample::type_name;
 use cascade_verifiers::structured_output::{Answer, FunctionCall, ResponseMode, SchemaType};
 use cascade_verifiers::{FieldError, Sample};
 use serde_json::{Map, Value};
@@ -40,12 +39,19 @@ impl TryFrom<&Sample> for StructuredOutputRow {
                 serde_json::from_str(text).map_err(|e| RowError::SchemaNotJson(e.to_string()))?
             }
             other @ (Value::Object(_) | Value::Bool(_)) => other.clone(),
-            other => return Err(wrong("schema_str", "a string of JSON or an object", other).into()),
+            other => {
+                return Err(FieldError::wrong_type(
+                    "schema_str",
+                    "a string of JSON or an object",
+                    other,
+                )
+                .into())
+            }
         };
         let schema_type = match row.get("schema_type") {
             None | Some(Value::Null) => SchemaType::Json,
             Some(v) => v.as_str().and_then(SchemaType::parse).ok_or_else(|| {
-                wrong(
+                FieldError::wrong_type(
                     "schema_type",
                     "one of \"json\", \"yaml\", \"xml\", \"toml\", \"csv\"",
                     v,
@@ -55,7 +61,7 @@ impl TryFrom<&Sample> for StructuredOutputRow {
         let strict = match row.get("strict") {
             None | Some(Value::Null) => None,
             Some(Value::Bool(b)) => Some(*b),
-            Some(other) => return Err(wrong("strict", "a boolean", other).into()),
+            Some(other) => return Err(FieldError::wrong_type("strict", "a boolean", other).into()),
         };
         let mode = match opt_str(row, "response_mode")? {
             None | Some("text") => ResponseMode::Text,
@@ -65,7 +71,12 @@ impl TryFrom<&Sample> for StructuredOutputRow {
             },
             Some(_) => {
                 let v = row.get("response_mode").unwrap_or(&Value::Null);
-                return Err(wrong("response_mode", "\"text\" or \"tool_call\"", v).into());
+                return Err(FieldError::wrong_type(
+                    "response_mode",
+                    "\"text\" or \"tool_call\"",
+                    v,
+                )
+                .into());
             }
         };
         Ok(Self {
@@ -89,7 +100,7 @@ pub fn answer_of(sample: &Sample) -> Result<Answer, FieldError> {
     if let Some(items) = sample.get("response_output") {
         let list = items
             .as_array()
-            .ok_or_else(|| wrong("response_output", "an array", items))?;
+            .ok_or_else(|| FieldError::wrong_type("response_output", "an array", items))?;
         let is_call =
             |item: &Value| item.get("type").and_then(Value::as_str) == Some("function_call");
         if list.iter().any(is_call) {
@@ -101,7 +112,7 @@ pub fn answer_of(sample: &Sample) -> Result<Answer, FieldError> {
     match sample.require("response")? {
         Value::String(text) => Ok(Answer::text(text.as_str())),
         Value::Object(response) => Ok(responses_answer(response)),
-        other => Err(wrong(
+        other => Err(FieldError::wrong_type(
             "response",
             "a string or a Responses API object",
             other,
@@ -149,15 +160,7 @@ fn opt_str<'a>(row: &'a Sample, field: &str) -> Result<Option<&'a str>, FieldErr
     match row.get(field) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
-        Some(other) => Err(wrong(field, "a string", other)),
-    }
-}
-
-fn wrong(field: &str, expected: &'static str, found: &Value) -> FieldError {
-    FieldError::WrongType {
-        field: field.to_owned(),
-        expected,
-        found: type_name(found),
+        Some(other) => Err(FieldError::wrong_type(field, "a string", other)),
     }
 }
 

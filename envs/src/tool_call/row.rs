@@ -11,7 +11,6 @@
 //!   "name", "arguments"}` (exactly those arguments), or `{"type": "message"}`: no call
 //!   expected.
 
-use cascade_verifiers::sample::type_name;
 use cascade_verifiers::tool_call::{
     ground_truth_from_json, tools_from_json, ExpectedCall, FunctionTool, SchemaError, MAX_CALLS,
 };
@@ -59,11 +58,9 @@ pub struct ToolCallRow {
 /// The row's tools as given: `tools`, else `responses_create_params.tools`.
 pub fn raw_tools(row: &Sample) -> Result<&Vec<Value>, FieldError> {
     if let Some(tools) = row.get("tools") {
-        return tools.as_array().ok_or_else(|| FieldError::WrongType {
-            field: "tools".into(),
-            expected: "an array of function tools",
-            found: type_name(tools),
-        });
+        return tools
+            .as_array()
+            .ok_or_else(|| FieldError::wrong_type("tools", "an array of function tools", tools));
     }
     gym_tools(row)?.ok_or_else(|| FieldError::Missing("tools".into()))
 }

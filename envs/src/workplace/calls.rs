@@ -17,7 +17,7 @@ use cascade_verifiers::workplace::{Arguments, Call, MAX_ARGUMENT_BYTES};
 use cascade_verifiers::{FieldError, Sample};
 use serde_json::Value;
 
-use super::row::{call, wrong};
+use super::row::call;
 
 /// One call as read: the call, or why it could not be read.
 pub type Read = Result<Call, String>;
@@ -35,7 +35,7 @@ pub fn predicted(sample: &Sample, limit: usize) -> Result<Predicted, FieldError>
     if let Some(items) = sample.get("response_output") {
         let items = items
             .as_array()
-            .ok_or_else(|| wrong("response_output", "an array", items))?;
+            .ok_or_else(|| FieldError::wrong_type("response_output", "an array", items))?;
         let calls = output_items(items, limit);
         // No function_call items: the calls, if any, are still in the text (a server
         // that did not parse the model's tool-call syntax), so look further.
@@ -54,7 +54,7 @@ pub fn predicted(sample: &Sample, limit: usize) -> Result<Predicted, FieldError>
         if let Some(messages) = sample.get(field) {
             let messages = messages
                 .as_array()
-                .ok_or_else(|| wrong(field, "an array", messages))?;
+                .ok_or_else(|| FieldError::wrong_type(field, "an array", messages))?;
             let mut calls = Vec::new();
             for turn in assistant_turns(messages, limit) {
                 calls.extend(turn);

@@ -3,7 +3,6 @@
 //! `{"name", "arguments"}` with the arguments as a JSON string (Gym's layout) or an
 //! object, or that list encoded as one JSON string.
 
-use cascade_verifiers::sample::type_name;
 use cascade_verifiers::workplace::{Arguments, Call};
 use cascade_verifiers::{FieldError, Sample};
 use serde_json::Value;
@@ -34,9 +33,9 @@ impl TryFrom<&Sample> for WorkplaceRow {
                     })?;
                 parsed
                     .as_array()
-                    .ok_or_else(|| wrong(field, "a JSON list", &parsed))?
+                    .ok_or_else(|| FieldError::wrong_type(field, "a JSON list", &parsed))?
             }
-            other => return Err(wrong(field, "a list of calls", other)),
+            other => return Err(FieldError::wrong_type(field, "a list of calls", other)),
         };
         if list.len() > MAX_REFERENCE_CALLS {
             return Err(FieldError::WrongType {
@@ -58,30 +57,28 @@ impl TryFrom<&Sample> for WorkplaceRow {
 pub fn call(item: &Value, field: &str) -> Result<Call, FieldError> {
     let object = item
         .as_object()
-        .ok_or_else(|| wrong(field, "an object", item))?;
+        .ok_or_else(|| FieldError::wrong_type(field, "an object", item))?;
     let at = |key: &str| format!("{field}.{key}");
     let name = object
         .get("name")
         .ok_or_else(|| FieldError::Missing(at("name")))?;
     let name = name
         .as_str()
-        .ok_or_else(|| wrong(&at("name"), "a string", name))?;
+        .ok_or_else(|| FieldError::wrong_type(at("name"), "a string", name))?;
     let arguments = match object.get("arguments") {
         None | Some(Value::Null) => Arguments::Json(Value::Null),
         Some(Value::String(text)) => Arguments::Text(text.clone()),
         Some(v @ Value::Object(_)) => Arguments::Json(v.clone()),
-        Some(other) => return Err(wrong(&at("arguments"), "a JSON string or an object", other)),
+        Some(other) => {
+            return Err(FieldError::wrong_type(
+                at("arguments"),
+                "a JSON string or an object",
+                other,
+            ))
+        }
     };
     Ok(Call {
         name: name.to_owned(),
         arguments,
     })
-}
-
-pub fn wrong(field: &str, expected: &'static str, found: &Value) -> FieldError {
-    FieldError::WrongType {
-        field: field.to_owned(),
-        expected,
-        found: type_name(found),
-    }
 }
