@@ -23,6 +23,19 @@ impl ChatMessage {
             content: content.into(),
         }
     }
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self {
+            role: "assistant".into(),
+            content: content.into(),
+        }
+    }
+    /// A tool's result, answering a call of the model's turn before it.
+    pub fn tool(content: impl Into<String>) -> Self {
+        Self {
+            role: "tool".into(),
+            content: content.into(),
+        }
+    }
 }
 
 /// A domain environment. Implementations are shared across threads and called

@@ -30,6 +30,7 @@ pub mod config;
 pub mod environment;
 pub mod gym;
 pub mod ifeval;
+pub mod lookup;
 pub mod math;
 pub mod mcqa;
 pub mod multi_turn;
@@ -48,4 +49,7 @@ pub use environment::{ChatMessage, Environment};
 pub use multi_turn::{MultiTurnEnvironment, Session, Turn};
 pub use registry::{EnvPlugin, Listing, Registry, RegistryError};
 pub use score_error::ScoreError;
-pub use scoring::{guard, score_guarded, Fault, Guarded, ResultLine, ScoringPool};
+pub use scoring::{
+    guard, guard_finish, guard_start, guard_step, score_guarded, Fault, Guarded, GuardedTurn,
+    ResultLine, ScoringPool,
+};

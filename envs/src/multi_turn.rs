@@ -19,8 +19,9 @@
 //! its own work (e.g. how many tool calls it executes per session).
 //!
 //! The single-shot [`Environment::score`] of such an environment scores a finished,
-//! recorded conversation by replaying it, so `cascade score` reproduces the reward the
-//! loop gave.
+//! recorded conversation by replaying it ([`replay`]), so `cascade score` reproduces
+//! the reward the loop gave. Drivers call these through the guarded forms in
+//! [`crate::scoring`], so a panicking environment costs its conversation only.
 
 use std::any::Any;
 
@@ -71,4 +72,26 @@ pub trait MultiTurnEnvironment: Environment {
     /// Takes one model turn: records it and its tool results in `session.messages`,
     /// and says whether the conversation goes on. Never panics on any turn text.
     fn step(&self, session: &mut Session, model_turn: &str) -> Turn;
+
+    /// The driver stops the conversation before the environment ended it (its turn or
+    /// token budget ran out): the reward of where the conversation stands.
+    fn finish(&self, session: &mut Session) -> Reward;
+}
+
+/// Replays a recorded conversation's model turns on a fresh session of `row`: the
+/// reward the loop gave, or, when the turns run out before the environment ended the
+/// conversation, [`MultiTurnEnvironment::finish`]'s. Turns after the end are ignored,
+/// as the loop would never have sampled them.
+pub fn replay<'a>(
+    env: &dyn MultiTurnEnvironment,
+    row: &Sample,
+    model_turns: impl IntoIterator<Item = &'a str>,
+) -> Result<Reward, FieldError> {
+    let mut session = env.start(row)?;
+    for turn in model_turns {
+        if let Turn::Done(reward) = env.step(&mut session, turn) {
+            return Ok(reward);
+        }
+    }
+    Ok(env.finish(&mut session))
 }

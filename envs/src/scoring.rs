@@ -10,6 +10,9 @@
 //!   already said what went wrong);
 //! - clamps a finite score into `[0, 1]`.
 //!
+//! Multi-turn drivers (the trainer's rollout) go through [`guard_start`],
+//! [`guard_step`] and [`guard_finish`], the same guard around each call.
+//!
 //! [`ScoringPool::score_batch`] scores many samples on a bounded pool of worker threads
 //! and returns the rewards in input order, whatever the parallelism.
 //!
@@ -36,6 +39,7 @@ use serde_json::{Map, Value};
 use thiserror::Error;
 
 use crate::environment::Environment;
+use crate::multi_turn::{MultiTurnEnvironment, Session, Turn};
 use cascade_verifiers::{Reward, Sample};
 
 /// Model programs recurse deeply (sandboxed interpreters, parsers), so scoring threads
@@ -79,13 +83,73 @@ pub fn score_guarded(env: &dyn Environment, sample: &Sample) -> Reward {
 pub fn guard(env: &dyn Environment, sample: &Sample) -> Guarded {
     match catch_unwind(AssertUnwindSafe(|| env.score(sample))) {
         Ok(reward) => checked(reward),
-        Err(panic) => {
-            let message = panic_message(panic.as_ref());
-            Guarded {
-                reward: Reward::error(format!("internal error while scoring: {message}")),
-                fault: Some(Fault::Panicked(message)),
+        Err(panic) => panicked(panic.as_ref(), "scoring"),
+    }
+}
+
+/// The reward 0 of a contained panic while `doing` something.
+fn panicked(panic: &(dyn std::any::Any + Send), doing: &str) -> Guarded {
+    let message = panic_message(panic);
+    Guarded {
+        reward: Reward::error(format!("internal error while {doing}: {message}")),
+        fault: Some(Fault::Panicked(message)),
+    }
+}
+
+/// What a guarded multi-turn call answered, and the fault it corrected, if any.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GuardedTurn {
+    pub turn: Turn,
+    pub fault: Option<Fault>,
+}
+
+/// [`MultiTurnEnvironment::start`], guarded: a row the environment refuses, or a
+/// panic, is the conversation's reward 0 with the reason (and the fault).
+pub fn guard_start(env: &dyn MultiTurnEnvironment, row: &Sample) -> Result<Session, Guarded> {
+    match catch_unwind(AssertUnwindSafe(|| env.start(row))) {
+        Ok(Ok(session)) => Ok(session),
+        Ok(Err(e)) => Err(Guarded {
+            reward: Reward::error(e.to_string()),
+            fault: None,
+        }),
+        Err(panic) => Err(panicked(panic.as_ref(), "starting a conversation")),
+    }
+}
+
+/// [`MultiTurnEnvironment::step`], guarded: a panic ends the conversation with
+/// reward 0 and the fault; a final reward is checked as [`guard`] checks scores.
+pub fn guard_step(
+    env: &dyn MultiTurnEnvironment,
+    session: &mut Session,
+    model_turn: &str,
+) -> GuardedTurn {
+    match catch_unwind(AssertUnwindSafe(|| env.step(session, model_turn))) {
+        Ok(Turn::Done(reward)) => {
+            let guarded = checked(reward);
+            GuardedTurn {
+                turn: Turn::Done(guarded.reward),
+                fault: guarded.fault,
             }
         }
+        Ok(results) => GuardedTurn {
+            turn: results,
+            fault: None,
+        },
+        Err(panic) => {
+            let guarded = panicked(panic.as_ref(), "taking a turn");
+            GuardedTurn {
+                turn: Turn::Done(guarded.reward),
+                fault: guarded.fault,
+            }
+        }
+    }
+}
+
+/// [`MultiTurnEnvironment::finish`], guarded like [`guard`].
+pub fn guard_finish(env: &dyn MultiTurnEnvironment, session: &mut Session) -> Guarded {
+    match catch_unwind(AssertUnwindSafe(|| env.finish(session))) {
+        Ok(reward) => checked(reward),
+        Err(panic) => panicked(panic.as_ref(), "finishing a conversation"),
     }
 }
 

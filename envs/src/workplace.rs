@@ -190,13 +190,6 @@ fn run(state: &mut Workplace, calls: impl IntoIterator<Item = Read>, log: &mut L
     outputs
 }
 
-fn message(role: &str, content: String) -> ChatMessage {
-    ChatMessage {
-        role: role.to_owned(),
-        content,
-    }
-}
-
 impl Environment for WorkplaceEnv {
     fn name(&self) -> &str {
         "workplace"
@@ -232,9 +225,7 @@ impl MultiTurnEnvironment for WorkplaceEnv {
 
     fn step(&self, session: &mut Session, model_turn: &str) -> Turn {
         session.turns += 1;
-        session
-            .messages
-            .push(message("assistant", model_turn.to_owned()));
+        session.messages.push(ChatMessage::assistant(model_turn));
         let Some(live) = session.state_mut::<Live>() else {
             return Turn::Done(Reward::error("the session was not started by workplace"));
         };
@@ -249,10 +240,21 @@ impl MultiTurnEnvironment for WorkplaceEnv {
         let outputs = run(&mut live.state, calls, &mut live.log);
         let results: Vec<ChatMessage> = outputs
             .into_iter()
-            .map(|output| message("tool", json!({ "output": output }).to_string()))
+            .map(|output| ChatMessage::tool(json!({ "output": output }).to_string()))
             .collect();
         session.messages.extend(results.iter().cloned());
         Turn::ToolResults(results)
+    }
+
+    /// The state reached so far against the reference: stopping after the last call
+    /// that was needed loses nothing, since the reward is the state.
+    fn finish(&self, session: &mut Session) -> Reward {
+        let Some(live) = session.state_mut::<Live>() else {
+            return Reward::error("the session was not started by workplace");
+        };
+        let log = std::mem::take(&mut live.log);
+        self.verdict(&live.state, &live.reference, log)
+            .with("stopped", true)
     }
 }
 

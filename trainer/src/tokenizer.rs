@@ -139,6 +139,51 @@ impl TextTokenizer {
             let contents: Vec<&str> = messages.iter().map(|m| m.content.as_str()).collect();
             return Ok(contents.join("\n"));
         };
+        self.render(template, messages, enable_thinking)
+    }
+
+    /// The text that follows a model turn when `results` (tool messages) answer it,
+    /// as the chat template renders them: the rest of the assistant turn after its
+    /// `stop` token (when it ended on one; the template's own end otherwise), the
+    /// results (Cascade 2's template puts `<tool_response>` blocks in a user turn),
+    /// and the next assistant turn's opener. The model's own turn is never
+    /// re-rendered: its sampled tokens stay as they were.
+    pub fn render_tool_results(
+        &self,
+        results: &[ChatMessage],
+        stop: Option<i64>,
+        enable_thinking: Option<bool>,
+    ) -> Result<String, TokenizerError> {
+        let Some(template) = &self.template else {
+            let contents: Vec<&str> = results.iter().map(|m| m.content.as_str()).collect();
+            return Ok(format!("\n{}\n", contents.join("\n")));
+        };
+        // A stand-in conversation ending in an assistant turn whose content is a
+        // marker: what the template writes after the marker is what follows a turn.
+        const MARKER: &str = "\u{1}cascade-turn\u{1}";
+        let mut messages = vec![ChatMessage::user("."), ChatMessage::assistant(MARKER)];
+        messages.extend(results.iter().cloned());
+        let text = self.render(template, &messages, enable_thinking)?;
+        let Some(at) = text.rfind(MARKER) else {
+            return Err(TokenizerError::Template {
+                path: self.dir.clone(),
+                message: "the template drops the assistant's content, so the text after a model turn cannot be found".into(),
+            });
+        };
+        let after = &text[at + MARKER.len()..];
+        let stop_text = stop.and_then(|id| self.inner.id_to_token(id as u32));
+        Ok(match stop_text {
+            Some(stop) if after.starts_with(stop.as_str()) => after[stop.len()..].to_owned(),
+            _ => after.to_owned(),
+        })
+    }
+
+    fn render(
+        &self,
+        template: &str,
+        messages: &[ChatMessage],
+        enable_thinking: Option<bool>,
+    ) -> Result<String, TokenizerError> {
         let mut env = Environment::new();
         env.set_trim_blocks(true);
         env.set_lstrip_blocks(true);

@@ -210,6 +210,7 @@ fn mopd_curve(
             &mut opt,
             sched.at(step),
             &prompts,
+            None,
             &decode,
             &cfg,
         )

@@ -389,3 +389,83 @@ fn an_sft_stage_redone_replays_exactly() {
     assert_eq!(first, again, "same record");
     assert_eq!(first_losses, losses(), "same losses step by step");
 }
+
+/// A GRPO stage and a MOPD stage whose batches draw rows of a multi-turn environment
+/// (`lookup`) beside a single-turn one run conversations through the stage loop; the
+/// multi-turn domain is evaluated as greedy conversations after every stage.
+#[test]
+fn stages_with_a_multi_turn_environment_run_conversations() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let text = r#"
+[run]
+model = "../trainer/assets/tiny-chatml"
+init = "random"
+seed = 0
+device = "cpu"
+threads = 1
+eval_max_new_tokens = 8
+
+[[eval]]
+domain = "lookup"
+dataset = "../datasets/lookup/eval.jsonl"
+limit = 4
+
+[[stage]]
+name = "tool-rl"
+algorithm = "grpo"
+steps = 2
+lr = 1e-4
+prompts_per_step = 4
+group_size = 2
+max_new_tokens = 8
+max_turns = 2
+[[stage.env]]
+name = "lookup"
+dataset = "../datasets/lookup/train.jsonl"
+[[stage.env]]
+name = "addition"
+dataset = "../trainer/assets/addition/train.jsonl"
+
+[[stage]]
+name = "mopd"
+algorithm = "mopd"
+steps = 2
+lr = 1e-5
+prompts_per_step = 4
+group_size = 2
+max_new_tokens = 8
+[[stage.env]]
+name = "lookup"
+dataset = "../datasets/lookup/train.jsonl"
+"#;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../recipes/tiny.toml");
+    let recipe = Recipe::parse(text, &path).expect("recipe");
+    let out = tempfile::tempdir().expect("temp dir");
+    let record = run(
+        &recipe,
+        &Registry::discover().expect("registry"),
+        &RunOptions {
+            output: out.path().to_owned(),
+            resume: Resume::Fresh,
+        },
+        &mut Vec::new(),
+    )
+    .expect("run");
+    let names: Vec<&str> = record.stages.iter().map(|s| s.stage.as_str()).collect();
+    assert_eq!(names, ["base", "tool-rl", "mopd"]);
+    assert!(record
+        .stages
+        .iter()
+        .all(|s| s.scores.contains_key("lookup")));
+    let lines = metrics(out.path());
+    let grpo: Vec<&Value> = lines.iter().filter(|m| m["stage"] == "tool-rl").collect();
+    assert_eq!(grpo.len(), 2);
+    for m in grpo {
+        assert!(m["turns_mean"].as_f64().is_some_and(|t| t >= 1.0), "{m}");
+        assert!(
+            m["logprob_drift_max"].as_f64().is_some_and(|d| d < 1e-3),
+            "{m}"
+        );
+    }
+    assert_eq!(lines.iter().filter(|m| m["stage"] == "mopd").count(), 2);
+}

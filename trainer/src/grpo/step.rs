@@ -17,6 +17,7 @@ use crate::logprobs::{
 };
 use crate::model::Transformer;
 use crate::optim::AdamW;
+use crate::sampling::multi_turn::{generate_episodes, Episode, TurnLimits};
 use crate::sampling::{generate_groups, Generation, SamplingParams};
 
 /// What happens to responses cut off at the new-token cap.
@@ -54,6 +55,8 @@ pub struct StepStats {
     pub reward_max: f64,
     pub filtered_share: f64,
     pub response_len_mean: f64,
+    /// Model turns per response (1 unless the stage's environments are multi-turn).
+    pub turns_mean: f64,
     pub entropy_mean: f64,
     pub grad_norm: f64,
     /// Largest `|log π_θ − log π_sampling|` over the response tokens. Strictly on-policy
@@ -129,19 +132,69 @@ pub fn sample_and_score(
     cfg: &GrpoConfig,
 ) -> ScoredGroups {
     let start = Instant::now();
-    let num_rows = prompts.len() * cfg.group_size;
     let generation = generate_groups(policy, prompts, cfg.group_size, &cfg.sampling, decode);
     let sample_s = start.elapsed().as_secs_f64();
+    let scorer = |completions: &[Vec<i64>]| {
+        completions
+            .par_iter()
+            .enumerate()
+            .map(|(i, ids)| score(i, ids))
+            .collect::<Vec<f64>>()
+    };
+    scored_groups(prompts, generation, sample_s, reference, &scorer, cfg)
+}
+
+/// Samples a group of conversations per prompt, row `r` driven by `episodes[r]`
+/// (multi-turn: tool results between the model's turns, within `limits`); the
+/// rewards are the episodes' own, given as their conversations ended.
+#[allow(clippy::too_many_arguments)]
+pub fn sample_episodes(
+    policy: &Transformer,
+    reference: Option<&Transformer>,
+    prompts: &[Vec<i64>],
+    episodes: &mut [Box<dyn Episode + '_>],
+    limits: TurnLimits,
+    decode: &(dyn Fn(&[i64]) -> String + Sync),
+    cfg: &GrpoConfig,
+) -> ScoredGroups {
+    let start = Instant::now();
+    let generation = generate_episodes(
+        policy,
+        prompts,
+        cfg.group_size,
+        &cfg.sampling,
+        limits,
+        episodes,
+        decode,
+    );
+    let sample_s = start.elapsed().as_secs_f64();
+    let rewards: Vec<f64> = episodes.iter().map(|e| e.reward()).collect();
+    scored_groups(
+        prompts,
+        generation,
+        sample_s,
+        reference,
+        &|_| rewards.clone(),
+        cfg,
+    )
+}
+
+/// A sampled batch with its rewards (`scorer`, on a separate thread while the
+/// reference model's log-probs are computed), unfinished responses treated as `cfg`
+/// says.
+fn scored_groups(
+    prompts: &[Vec<i64>],
+    generation: Generation,
+    sample_s: f64,
+    reference: Option<&Transformer>,
+    scorer: &(dyn Fn(&[Vec<i64>]) -> Vec<f64> + Sync),
+    cfg: &GrpoConfig,
+) -> ScoredGroups {
+    let num_rows = prompts.len() * cfg.group_size;
     let score_start = Instant::now();
     let (mut rewards, ref_logp, reward_wait_s) = std::thread::scope(|s| {
-        let scorer = s.spawn(|| {
-            generation
-                .completions
-                .par_iter()
-                .enumerate()
-                .map(|(i, ids)| score(i, ids))
-                .collect::<Vec<f64>>()
-        });
+        let completions = &generation.completions;
+        let scoring = s.spawn(move || scorer(completions));
         let ref_logp = match reference {
             Some(reference) if cfg.kl_coef > 0.0 => Some(reference_logprobs(
                 reference,
@@ -154,7 +207,7 @@ pub fn sample_and_score(
         let wait = Instant::now();
         // Scoring is guarded per sample (a faulty environment costs its sample), so
         // a panic here is a trainer bug: raise it, never train on missing rewards.
-        let rewards = scorer
+        let rewards = scoring
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (rewards, ref_logp, wait.elapsed().as_secs_f64())
@@ -288,15 +341,14 @@ pub fn grpo_update(
         .collect();
     let device = policy.device();
     let keep_t = Tensor::from_slice(&keep).to_device(device);
-    let mask = generation
-        .completion_valid
+    // The loss covers the model's own tokens of the kept rows; tool results in a
+    // multi-turn response are attended to but not trained.
+    let loss_mask = generation
+        .completion_trained
         .logical_and(&keep_t.unsqueeze(-1));
-    let num_tokens: usize = generation
-        .completions
-        .iter()
-        .zip(&keep)
-        .filter(|(_, k)| **k)
-        .map(|(c, _)| c.len())
+    let num_tokens: usize = (0..num_rows)
+        .filter(|&i| keep[i])
+        .map(|i| generation.trained_tokens(i))
         .sum();
     let advantages = Tensor::from_slice(&adv.advantages)
         .to_kind(Kind::Float)
@@ -311,11 +363,16 @@ pub fn grpo_update(
         prompt_ids: &generation.prompts.ids,
         prompt_valid: &generation.prompts.valid,
         completion_ids: &generation.completion_ids,
-        completion_valid: &mask,
+        completion_valid: &generation.completion_valid,
     };
     optimizer.zero_grad();
     let pass = if num_tokens > 0 {
-        backward_pass(policy, &batch, &scored, &advantages, &loss_opts, cfg)
+        let loss = LossInputs {
+            advantages: &advantages,
+            mask: &loss_mask,
+            opts: &loss_opts,
+        };
+        backward_pass(policy, &batch, &scored, &loss, cfg)
     } else {
         PassFigures::default()
     };
@@ -356,14 +413,22 @@ struct PassFigures {
     train_tokens: f64,
 }
 
-/// The loss of `batch` (rows of `scored`, masked to the kept responses), backpropagated
+/// What the loss weighs each row's tokens by.
+struct LossInputs<'a> {
+    /// `[B]` per-row advantages.
+    advantages: &'a Tensor,
+    /// `[B, C]` the tokens the loss covers.
+    mask: &'a Tensor,
+    opts: &'a PolicyLossOptions,
+}
+
+/// The loss of `batch` (rows of `scored`, masked by `loss.mask`), backpropagated
 /// micro-batch by micro-batch; gradients accumulate in the policy's parameters.
 fn backward_pass(
     policy: &Transformer,
     batch: &SequenceBatch,
     scored: &ScoredGroups,
-    advantages: &Tensor,
-    loss_opts: &PolicyLossOptions,
+    loss: &LossInputs,
     cfg: &GrpoConfig,
 ) -> PassFigures {
     let n = scored.rewards.len() as i64;
@@ -377,13 +442,14 @@ fn backward_pass(
     for (start_row, len) in micro_batches(n, cfg.micro_batch) {
         let part = batch.rows(start_row, len);
         let view = part.view();
-        let loss = with_autocast(policy.device(), || {
+        let part_loss = with_autocast(policy.device(), || {
             let (logp, entropy) = if shared {
                 token_logprobs_grouped_at(policy, &view, group, dist)
             } else {
                 token_logprobs_at(policy, &view, dist)
             };
-            let valid = part.completion_valid.to_kind(Kind::Float);
+            let mask = loss.mask.narrow(0, start_row, len);
+            let valid = mask.to_kind(Kind::Float);
             figures.entropy_sum +=
                 f64::try_from((entropy * &valid).sum(Kind::Float)).unwrap_or(0.0);
             let sampled = scored
@@ -402,12 +468,12 @@ fn backward_pass(
                 &logp,
                 None,
                 ref_part.as_ref(),
-                &advantages.narrow(0, start_row, len),
-                &part.completion_valid,
-                loss_opts,
+                &loss.advantages.narrow(0, start_row, len),
+                &mask,
+                loss.opts,
             )
         });
-        loss.backward();
+        part_loss.backward();
         figures.train_tokens += part.valid_tokens();
     }
     figures
@@ -468,6 +534,7 @@ fn stats(
         reward_max: rewards.iter().copied().fold(f64::NEG_INFINITY, f64::max),
         filtered_share: adv.filtered_share(),
         response_len_mean: tokens / n,
+        turns_mean: generation.turns.iter().sum::<usize>() as f64 / n,
         entropy_mean,
         grad_norm,
         logprob_drift_max: 0.0,

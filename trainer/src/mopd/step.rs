@@ -18,6 +18,7 @@ use crate::device::with_autocast;
 use crate::logprobs::{frozen_pass, micro_batches, SequenceBatch};
 use crate::model::{ModelError, Transformer};
 use crate::optim::AdamW;
+use crate::sampling::multi_turn::{generate_episodes, Episode, TurnLimits};
 use crate::sampling::{generate, Generation, SamplingParams};
 
 #[derive(Debug, Clone)]
@@ -114,13 +115,23 @@ pub struct MopdStats {
     pub step_s: f64,
 }
 
-/// One MOPD step on `prompts`, each with its domain.
+/// Multi-turn MOPD: row `r` of the step (prompt by prompt, `group_size` rows each)
+/// is the conversation `episodes[r]` drives, within `limits`.
+pub struct Conversations<'a, 'e> {
+    pub episodes: &'a mut [Box<dyn Episode + 'e>],
+    pub limits: TurnLimits,
+}
+
+/// One MOPD step on `prompts`, each with its domain; with `conversations`, each row
+/// is a multi-turn conversation and the loss covers the student's own tokens.
+#[allow(clippy::too_many_arguments)]
 pub fn mopd_step(
     student: &Transformer,
     teachers: &mut TeacherPool,
     optimizer: &mut AdamW,
     lr: f64,
     prompts: &[(String, Vec<i64>)],
+    conversations: Option<Conversations>,
     decode: &(dyn Fn(&[i64]) -> String + Sync),
     cfg: &MopdConfig,
 ) -> Result<MopdStats, ModelError> {
@@ -133,7 +144,18 @@ pub fn mopd_step(
             rows.push(p.clone());
         }
     }
-    let generation: Generation = generate(student, &rows, &cfg.sampling, decode);
+    let generation: Generation = match conversations {
+        None => generate(student, &rows, &cfg.sampling, decode),
+        Some(c) => generate_episodes(
+            student,
+            &rows,
+            1,
+            &cfg.sampling,
+            c.limits,
+            c.episodes,
+            decode,
+        ),
+    };
     let sample_s = start.elapsed().as_secs_f64();
     let batch = SequenceBatch {
         prompt_ids: &generation.prompts.ids,
@@ -149,7 +171,7 @@ pub fn mopd_step(
     let teacher_logp = teacher_pass(teachers, &generation, &batch, &domain_rows, cfg)?;
     let teacher_s = teacher_start.elapsed().as_secs_f64();
 
-    let num_tokens = generation.num_tokens();
+    let num_tokens = trained_tokens(&generation, 0..rows.len());
     optimizer.zero_grad();
     let train_start = Instant::now();
     let mut pass = PassFigures {
@@ -230,14 +252,16 @@ fn backward_pass(
     cfg: &MopdConfig,
     figures: &mut PassFigures,
 ) {
-    let num_tokens = generation.num_tokens() as f64;
     let n = generation.completion_ids.size()[0];
+    let num_tokens = trained_tokens(generation, 0..n as usize) as f64;
     for (start_row, len) in micro_batches(n, cfg.micro_batch) {
         let part = batch.rows(start_row, len);
         let view = part.view();
         let sampling = generation.sampling_logprobs.narrow(0, start_row, len);
         let teacher = teacher_logp.narrow(0, start_row, len);
-        let mask = part.completion_valid.to_kind(Kind::Float);
+        // The student's own tokens: tool results in a conversation are not trained.
+        let trained = generation.completion_trained.narrow(0, start_row, len);
+        let mask = trained.to_kind(Kind::Float);
         let loss = with_autocast(student.device(), || {
             let (logp, entropy) = tempered_logprobs(student, &view, cfg.sampling.temperature);
             figures.entropy_sum += f64::try_from((entropy * &mask).sum(Kind::Float)).unwrap_or(0.0);
@@ -245,14 +269,7 @@ fn backward_pass(
                 let first = start_row as usize;
                 measure(&logp, &sampling, &teacher, &mask, cfg.gate, first, figures)
             });
-            mopd_loss(
-                &logp,
-                &sampling,
-                &teacher,
-                &part.completion_valid,
-                cfg.gate,
-                num_tokens,
-            )
+            mopd_loss(&logp, &sampling, &teacher, &trained, cfg.gate, num_tokens)
         });
         loss.backward();
         figures.train_tokens += part.valid_tokens();
@@ -290,6 +307,11 @@ fn measure(
     }
 }
 
+/// The student's own tokens in `rows` (what the loss covers).
+fn trained_tokens(generation: &Generation, rows: impl IntoIterator<Item = usize>) -> usize {
+    rows.into_iter().map(|r| generation.trained_tokens(r)).sum()
+}
+
 struct StepTimes {
     sample_s: f64,
     train_s: f64,
@@ -306,16 +328,13 @@ fn summarise(
     lr: f64,
     t: StepTimes,
 ) -> MopdStats {
-    let num_tokens = generation.num_tokens();
     let rows = generation.completions.len();
+    let num_tokens = trained_tokens(generation, 0..rows);
     let tokens = num_tokens.max(1) as f64;
     let mut by_domain = BTreeMap::new();
     let mut truncated_by_domain = BTreeMap::new();
     for (domain, idx) in domain_rows {
-        let toks: usize = idx
-            .iter()
-            .map(|&i| generation.completions[i as usize].len())
-            .sum();
+        let toks = trained_tokens(generation, idx.iter().map(|&i| i as usize));
         let toks = toks.max(1) as f64;
         let sum: f64 = idx.iter().map(|&i| pass.adv_sum[i as usize]).sum();
         by_domain.insert(domain.clone(), sum / toks);
@@ -391,6 +410,7 @@ mod tests {
             &mut optimizer,
             1e-4,
             &prompts,
+            None,
             &decode,
             &cfg,
         )

@@ -79,9 +79,33 @@ pub struct Rollout {
     /// Rows per forward/backward; 0 = the whole batch at once.
     #[serde(default)]
     pub micro_batch: usize,
+    /// Multi-turn environments: model turns per conversation (each at most
+    /// `max_new_tokens`).
+    #[serde(default = "default_max_turns")]
+    pub max_turns: usize,
+    /// Multi-turn environments: tokens after the prompt per conversation, model turns
+    /// and tool results together; 0 = `max_new_tokens × max_turns`.
+    #[serde(default)]
+    pub max_tokens: usize,
+}
+
+fn default_max_turns() -> usize {
+    8
 }
 
 impl Rollout {
+    /// A conversation's limits.
+    pub fn turn_limits(&self) -> crate::sampling::multi_turn::TurnLimits {
+        let max_tokens = match self.max_tokens {
+            0 => self.max_new_tokens.saturating_mul(self.max_turns),
+            n => n,
+        };
+        crate::sampling::multi_turn::TurnLimits {
+            max_turns: self.max_turns,
+            max_tokens,
+        }
+    }
+
     /// Rows per forward/backward pass for `prompts` prompts.
     pub fn micro_batch_rows(&self, prompts: usize) -> usize {
         if self.micro_batch == 0 {

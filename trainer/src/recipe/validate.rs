@@ -255,6 +255,7 @@ impl Rollout {
     fn validate(&self, key: StageKey) -> Result<(), RecipeError> {
         at_least_one(key, self.group_size, "group_size")?;
         at_least_one(key, self.max_new_tokens, "max_new_tokens")?;
+        at_least_one(key, self.max_turns, "max_turns")?;
         if self.temperature.is_nan() || self.temperature < 0.0 {
             return Err(invalid(
                 key.of("temperature"),

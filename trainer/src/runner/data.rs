@@ -24,6 +24,8 @@ pub struct EnvData {
     /// SFT stages: each row's reference response as token ids, end-of-turn appended;
     /// empty otherwise.
     pub targets: Vec<Vec<i64>>,
+    /// The run's `enable_thinking`, for rendering tool results as the prompts were.
+    pub enable_thinking: Option<bool>,
 }
 
 impl EnvData {
@@ -133,6 +135,7 @@ pub fn load_env_data(
         prompts,
         weight,
         targets: Vec::new(),
+        enable_thinking,
     })
 }
 
@@ -243,6 +246,7 @@ mod tests {
             prompts: vec![vec![1]],
             weight: 1.0,
             targets: Vec::new(),
+            enable_thinking: None,
         };
         let responses = ["ok", "panic", "ok", "nan", "no"];
         let rewards: Vec<f64> = responses.iter().map(|r| data.score(0, r)).collect();

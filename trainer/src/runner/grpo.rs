@@ -1,11 +1,13 @@
 //! GRPO stages: each step samples and scores a group per drawn prompt (with `refill`,
-//! more rounds until enough groups carry signal) and takes one GRPO update.
+//! more rounds until enough groups carry signal) and takes one GRPO update. A batch
+//! that draws a multi-turn environment's rows samples conversations.
 
 use serde_json::Value;
 
+use super::episodes::{any_multi_turn, episodes};
 use super::stage::{draw, line, sampling, AlgorithmStep, StepInput};
 use super::RunError;
-use crate::grpo::step::{grpo_update, sample_and_score, GrpoConfig, ScoredGroups};
+use crate::grpo::step::{grpo_update, sample_and_score, sample_episodes, GrpoConfig, ScoredGroups};
 use crate::grpo::AdvantageOptions;
 use crate::model::Transformer;
 use crate::recipe::GrpoStage;
@@ -61,18 +63,32 @@ impl GrpoStep<'_> {
                 input.tokenizer,
                 input.seed.wrapping_add(round as i64),
             );
-            let score = |i: usize, ids: &[i64]| {
-                let (e, r) = picks[i / stage.rollout.group_size];
-                data[e].score(r, &decode(ids))
+            let scored = if any_multi_turn(data, &picks) {
+                let mut episodes =
+                    episodes(data, &picks, stage.rollout.group_size, input.tokenizer);
+                sample_episodes(
+                    input.policy,
+                    self.reference.as_ref(),
+                    &prompts,
+                    &mut episodes,
+                    stage.rollout.turn_limits(),
+                    &decode,
+                    &cfg,
+                )
+            } else {
+                let score = |i: usize, ids: &[i64]| {
+                    let (e, r) = picks[i / stage.rollout.group_size];
+                    data[e].score(r, &decode(ids))
+                };
+                sample_and_score(
+                    input.policy,
+                    self.reference.as_ref(),
+                    &prompts,
+                    &score,
+                    &decode,
+                    &cfg,
+                )
             };
-            let scored = sample_and_score(
-                input.policy,
-                self.reference.as_ref(),
-                &prompts,
-                &score,
-                &decode,
-                &cfg,
-            );
             if stage.refill {
                 with_signal += scored
                     .groups_with_signal(&cfg)

@@ -14,6 +14,7 @@
 
 pub mod checkpoint;
 pub mod data;
+pub mod episodes;
 pub mod evaluate;
 mod grpo;
 mod mopd;

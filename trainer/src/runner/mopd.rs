@@ -7,10 +7,11 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+use super::episodes::{any_multi_turn, episodes};
 use super::record::RunRecord;
 use super::stage::{draw, line, sampling, AlgorithmStep, StepInput};
 use super::RunError;
-use crate::mopd::step::{mopd_step, MopdConfig, TeacherPool};
+use crate::mopd::step::{mopd_step, Conversations, MopdConfig, TeacherPool};
 use crate::mopd::{select_teachers, WeightGate};
 use crate::recipe::MopdStage;
 
@@ -70,12 +71,22 @@ impl AlgorithmStep for MopdStep<'_> {
             gate: WeightGate::default(),
         };
         let decode = |ids: &[i64]| input.tokenizer.decode(ids).unwrap_or_default();
+        let mut episodes = if any_multi_turn(data, &picks) {
+            episodes(data, &picks, stage.rollout.group_size, input.tokenizer)
+        } else {
+            Vec::new()
+        };
+        let conversations = (!episodes.is_empty()).then(|| Conversations {
+            episodes: &mut episodes,
+            limits: stage.rollout.turn_limits(),
+        });
         let stats = mopd_step(
             input.policy,
             &mut self.pool,
             input.optimizer,
             input.lr,
             &prompts,
+            conversations,
             &decode,
             &cfg,
         )?;

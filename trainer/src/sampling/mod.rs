@@ -6,11 +6,15 @@
 //! Sampling runs under `no_grad` and keeps every tensor on the model's device; the
 //! host only reads one "all finished?" flag per step (and decodes text when stop
 //! strings are set). Seeded: the same seed gives the same samples on the same device.
+//!
+//! [`multi_turn`] runs the same decoding turn after turn, tool results in between.
 
 use tch::{Device, Kind, Tensor};
 
 use crate::device::with_autocast;
-use crate::model::Transformer;
+use crate::model::{KvCache, Transformer};
+
+pub mod multi_turn;
 
 /// How to sample.
 #[derive(Debug, Clone, PartialEq)]
@@ -80,14 +84,56 @@ pub struct Generation {
     pub sampling_logprobs: Tensor,
     /// Per row: the response's token ids.
     pub completions: Vec<Vec<i64>>,
-    /// Per row: whether it ended on a stop token/string (false = cut at the cap).
+    /// Per row: whether it ended on a stop token/string (false = cut at the cap);
+    /// multi-turn: whether the environment ended the conversation (false = a limit did).
     pub finished: Vec<bool>,
+    /// `[B, C]` the loss mask: true for the tokens the model sampled. Equal to
+    /// `completion_valid` for single-turn rows; a multi-turn row's tool results and
+    /// template tokens are valid (attended to) but not trained.
+    pub completion_trained: Tensor,
+    /// Per row: which of its response tokens the model sampled (the host copy of
+    /// `completion_trained`).
+    pub trained: Vec<Vec<bool>>,
+    /// Per row: model turns taken (1 for single-turn rows).
+    pub turns: Vec<usize>,
 }
 
 impl Generation {
-    /// Total response tokens across the batch.
+    /// Total response tokens across the batch (tool results included).
     pub fn num_tokens(&self) -> usize {
         self.completions.iter().map(Vec::len).sum()
+    }
+
+    /// Row `row`'s tokens the model sampled (what the loss covers).
+    pub fn trained_tokens(&self, row: usize) -> usize {
+        self.trained[row].iter().filter(|t| **t).count()
+    }
+
+    /// Rows padded to the longest: the `[B, C]` ids (right-padded with `pad_id`),
+    /// validity and loss-mask tensors on `device`.
+    fn padded(
+        completions: &[Vec<i64>],
+        trained: &[Vec<bool>],
+        pad_id: i64,
+        device: Device,
+    ) -> (Tensor, Tensor, Tensor) {
+        let width = completions.iter().map(Vec::len).max().unwrap_or(0);
+        let mut ids = Vec::with_capacity(completions.len() * width);
+        let mut valid = Vec::with_capacity(completions.len() * width);
+        let mut mask = Vec::with_capacity(completions.len() * width);
+        for (c, t) in completions.iter().zip(trained) {
+            let pad = width - c.len();
+            ids.extend(c.iter().copied().chain(std::iter::repeat_n(pad_id, pad)));
+            valid.extend(std::iter::repeat_n(true, c.len()).chain(std::iter::repeat_n(false, pad)));
+            mask.extend(t.iter().copied().chain(std::iter::repeat_n(false, pad)));
+        }
+        let shape = [completions.len() as i64, width as i64];
+        let tensor = |t: Tensor| t.view(shape).to_device(device);
+        (
+            tensor(Tensor::from_slice(&ids)),
+            tensor(Tensor::from_slice(&valid)),
+            tensor(Tensor::from_slice(&mask)),
+        )
     }
 
     /// Rows `rows` of each generation in `parts`, in order, as one generation padded
@@ -103,32 +149,33 @@ impl Generation {
             .map_or(Device::Cpu, |(g, _)| g.completion_ids.device());
         let mut completions = Vec::new();
         let mut finished = Vec::new();
+        let mut trained = Vec::new();
+        let mut turns = Vec::new();
         for (g, rows) in parts {
             for &r in rows {
                 completions.push(g.completions[r as usize].clone());
                 finished.push(g.finished[r as usize]);
+                trained.push(g.trained[r as usize].clone());
+                turns.push(g.turns[r as usize]);
             }
         }
         let width = completions.iter().map(Vec::len).max().unwrap_or(0);
-        let mut ids = Vec::with_capacity(completions.len() * width);
-        let mut valid = Vec::with_capacity(completions.len() * width);
-        for c in &completions {
-            let pad = width - c.len();
-            ids.extend(c.iter().copied().chain(std::iter::repeat_n(pad_id, pad)));
-            valid.extend(std::iter::repeat_n(true, c.len()).chain(std::iter::repeat_n(false, pad)));
-        }
-        let shape = [completions.len() as i64, width as i64];
+        let (completion_ids, completion_valid, completion_trained) =
+            Self::padded(&completions, &trained, pad_id, device);
         let logprobs: Vec<(&Tensor, &[i64])> = parts
             .iter()
             .map(|(g, rows)| (&g.sampling_logprobs, rows.as_slice()))
             .collect();
         Generation {
             prompts: PromptBatch::new(prompts, pad_id, device),
-            completion_ids: Tensor::from_slice(&ids).view(shape).to_device(device),
-            completion_valid: Tensor::from_slice(&valid).view(shape).to_device(device),
+            completion_ids,
+            completion_valid,
             sampling_logprobs: select_padded_rows(&logprobs).narrow(1, 0, width as i64),
             completions,
             finished,
+            completion_trained,
+            trained,
+            turns,
         }
     }
 }
@@ -206,74 +253,148 @@ pub fn generate_groups(
     decode: &dyn Fn(&[i64]) -> String,
 ) -> Generation {
     let device = model.device();
-    let unique = PromptBatch::new(prompts, params.pad_id, device);
+    tch::manual_seed(params.seed);
+    let (batch, steps) = tch::no_grad(|| {
+        with_autocast(device, || {
+            let mut prefilled = prefill(model, prompts, group_size, params.pad_id);
+            let b = prefilled.batch.ids.size()[0];
+            let done = Tensor::zeros([b], (Kind::Bool, device));
+            let steps = decode_steps(
+                model,
+                &mut prefilled.cache,
+                prefilled.logits,
+                done,
+                None,
+                params,
+                decode,
+            );
+            (prefilled.batch, steps)
+        })
+    });
+    let completion_ids = Tensor::stack(&steps.tokens, 1);
+    let completion_valid = Tensor::stack(&steps.valids, 1);
+    let sampling_logprobs = Tensor::stack(&steps.logprobs, 1).to_kind(Kind::Float);
+    let (completions, finished) = host_rows(
+        &completion_ids,
+        &completion_valid,
+        steps.tokens.len(),
+        params,
+        decode,
+    );
+    let trained = completions.iter().map(|c| vec![true; c.len()]).collect();
+    Generation {
+        prompts: batch,
+        completion_trained: completion_valid.shallow_clone(),
+        completion_ids,
+        completion_valid,
+        sampling_logprobs,
+        turns: vec![1; completions.len()],
+        completions,
+        finished,
+        trained,
+    }
+}
+
+/// The prompts run through the model once each, their cache repeated for their group.
+pub(crate) struct Prefilled {
+    /// The prompts as rows, each repeated `group_size` times.
+    pub batch: PromptBatch,
+    pub cache: KvCache,
+    /// `[B, V]` the logits of every row's next token.
+    pub logits: Tensor,
+}
+
+pub(crate) fn prefill(
+    model: &Transformer,
+    prompts: &[Vec<i64>],
+    group_size: usize,
+    pad_id: i64,
+) -> Prefilled {
+    let unique = PromptBatch::new(prompts, pad_id, model.device());
     let g = group_size.max(1) as i64;
     let batch = PromptBatch {
         ids: unique.ids.repeat_interleave_self_int(g, 0, None),
         valid: unique.valid.repeat_interleave_self_int(g, 0, None),
     };
-    let b = prompts.len() as i64 * g;
-    tch::manual_seed(params.seed);
-    let stop_ids = Tensor::from_slice(&params.stop_ids).to_device(device);
-    let (tokens, logprobs, valids) = tch::no_grad(|| {
-        with_autocast(device, || {
-            let mut cache = model.new_cache();
-            let hidden = model.forward_hidden(&unique.ids, &unique.valid, Some(&mut cache));
-            let mut logits = model
-                .logits(&hidden.select(1, -1))
-                .repeat_interleave_self_int(g, 0, None);
-            cache.repeat_rows(g);
-            let mut done = Tensor::zeros([b], (Kind::Bool, device));
-            let mut tokens = Vec::with_capacity(params.max_new_tokens);
-            let mut logprobs = Vec::with_capacity(params.max_new_tokens);
-            let mut valids = Vec::with_capacity(params.max_new_tokens);
-            let mut strings = StopStrings::new(b as usize);
-            for step in 0..params.max_new_tokens {
-                let (ids, lp) = sample_next(&logits, params);
-                let alive = done.logical_not();
-                let ids = ids.where_self(&alive, &Tensor::from(params.pad_id).to_device(device));
-                let mut now_done = done.logical_or(&Tensor::isin(&ids, &stop_ids, false, false));
-                if !params.stop_strings.is_empty() {
-                    strings.push(&ids, &alive, &params.stop_strings, decode);
-                    let flags = Tensor::from_slice(&strings.stopped).to_device(device);
-                    now_done = now_done.logical_or(&flags);
-                }
-                tokens.push(ids.shallow_clone());
-                logprobs.push(lp);
-                valids.push(alive);
-                done = now_done;
-                let all_done = bool::try_from(done.all()).unwrap_or(false);
-                if all_done || step + 1 == params.max_new_tokens {
-                    break;
-                }
-                let hidden = model.forward_hidden(
-                    &ids.view([b, 1]),
-                    &valids[valids.len() - 1].view([b, 1]),
-                    Some(&mut cache),
-                );
-                logits = model.logits(&hidden.select(1, -1));
-            }
-            (tokens, logprobs, valids)
-        })
-    });
-    let completion_ids = Tensor::stack(&tokens, 1);
-    let completion_valid = Tensor::stack(&valids, 1);
-    let sampling_logprobs = Tensor::stack(&logprobs, 1).to_kind(Kind::Float);
-    let (completions, finished) = host_rows(
-        &completion_ids,
-        &completion_valid,
-        tokens.len(),
-        params,
-        decode,
-    );
-    Generation {
-        prompts: batch,
-        completion_ids,
-        completion_valid,
-        sampling_logprobs,
-        completions,
-        finished,
+    let mut cache = model.new_cache();
+    let hidden = model.forward_hidden(&unique.ids, &unique.valid, Some(&mut cache));
+    let logits = model
+        .logits(&hidden.select(1, -1))
+        .repeat_interleave_self_int(g, 0, None);
+    cache.repeat_rows(g);
+    Prefilled {
+        batch,
+        cache,
+        logits,
     }
+}
+
+/// One decoding run's `[B]` tensors, step by step.
+pub(crate) struct Steps {
+    pub tokens: Vec<Tensor>,
+    pub logprobs: Vec<Tensor>,
+    /// Per step: the rows still generating (their token is part of the response).
+    pub valids: Vec<Tensor>,
+    /// Per row: whether a stop string ended it (empty without stop strings).
+    pub stopped_by_string: Vec<bool>,
+}
+
+/// Samples from `logits` on, feeding each token back through `cache`, until every row
+/// is `done` (stop token or string; with `budget` `[B]`, also after that many tokens)
+/// or `params.max_new_tokens` steps. The last step's tokens are not fed to the cache.
+pub(crate) fn decode_steps(
+    model: &Transformer,
+    cache: &mut KvCache,
+    mut logits: Tensor,
+    mut done: Tensor,
+    budget: Option<&Tensor>,
+    params: &SamplingParams,
+    decode: &dyn Fn(&[i64]) -> String,
+) -> Steps {
+    let device = model.device();
+    let b = done.size()[0];
+    let stop_ids = Tensor::from_slice(&params.stop_ids).to_device(device);
+    let mut used = Tensor::zeros([b], (Kind::Int64, device));
+    let mut steps = Steps {
+        tokens: Vec::with_capacity(params.max_new_tokens),
+        logprobs: Vec::with_capacity(params.max_new_tokens),
+        valids: Vec::with_capacity(params.max_new_tokens),
+        stopped_by_string: Vec::new(),
+    };
+    let mut strings = StopStrings::new(b as usize);
+    for step in 0..params.max_new_tokens {
+        let (ids, lp) = sample_next(&logits, params);
+        let alive = done.logical_not();
+        let ids = ids.where_self(&alive, &Tensor::from(params.pad_id).to_device(device));
+        let mut now_done = done.logical_or(&Tensor::isin(&ids, &stop_ids, false, false));
+        if !params.stop_strings.is_empty() {
+            strings.push(&ids, &alive, &params.stop_strings, decode);
+            let flags = Tensor::from_slice(&strings.stopped).to_device(device);
+            now_done = now_done.logical_or(&flags);
+        }
+        if let Some(budget) = budget {
+            used += alive.to_kind(Kind::Int64);
+            now_done = now_done.logical_or(&used.ge_tensor(budget));
+        }
+        steps.tokens.push(ids.shallow_clone());
+        steps.logprobs.push(lp);
+        steps.valids.push(alive);
+        done = now_done;
+        let all_done = bool::try_from(done.all()).unwrap_or(false);
+        if all_done || step + 1 == params.max_new_tokens {
+            break;
+        }
+        let hidden = model.forward_hidden(
+            &ids.view([b, 1]),
+            &steps.valids[steps.valids.len() - 1].view([b, 1]),
+            Some(cache),
+        );
+        logits = model.logits(&hidden.select(1, -1));
+    }
+    if !params.stop_strings.is_empty() {
+        steps.stopped_by_string = strings.stopped;
+    }
+    steps
 }
 
 /// Each row's tokens so far on the host, for stop strings (they need decoded text).
