@@ -1,13 +1,15 @@
 //! `cascade bench-model`: sampling and training tokens/s and model FLOPs utilisation
 //! of a randomly initialised model of a given shape (default Qwen2.5-0.5B), on CPU or
-//! CUDA (bf16 autocast). Used by `scripts/gpu/bench_qwen05b.sh`.
+//! CUDA (bf16 autocast). Used by `scripts/gpu/bench_qwen05b.sh`. With `--turns N`, the
+//! multi-turn rollout (KV cache kept across turns) beside re-running each
+//! conversation from its start every turn, on the same prompts.
 
 use std::path::PathBuf;
 
 use anyhow::Context;
 use cascade_trainer::device::DeviceChoice;
 use cascade_trainer::model::ModelConfig;
-use cascade_trainer::throughput::{measure, QWEN25_05B_CONFIG};
+use cascade_trainer::throughput::{measure, measure_multi_turn, MultiTurnShape, QWEN25_05B_CONFIG};
 
 use super::Failure;
 
@@ -29,6 +31,15 @@ pub struct BenchModelArgs {
     /// Peak FLOP/s of the device for MFU (default: H100/H200 dense bf16, 989e12).
     #[arg(long, default_value_t = 989e12)]
     peak_flops: f64,
+    /// Conversations of up to this many turns (each at most --new-tokens) instead.
+    #[arg(long, default_value_t = 0)]
+    turns: usize,
+    /// Tokens of the tool result appended after each turn (with --turns).
+    #[arg(long, default_value_t = 64)]
+    result_len: usize,
+    /// 1 in this many token ids ends a turn, so turns are ragged (with --turns).
+    #[arg(long, default_value_t = 64)]
+    mean_turn_len: usize,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -52,6 +63,23 @@ pub fn run(args: BenchModelArgs) -> Result<(), Failure> {
         .resolve()
         .context("--device cuda: libtorch sees no GPU")
         .map_err(Failure::usage)?;
+    if args.turns > 0 {
+        let shape = MultiTurnShape {
+            batch: args.batch,
+            prompt_len: args.prompt_len,
+            turn_cap: args.new_tokens,
+            mean_turn_len: args.mean_turn_len,
+            result_len: args.result_len,
+            turns: args.turns,
+        };
+        let report =
+            measure_multi_turn(config, device, shape).map_err(|e| Failure::Other(e.into()))?;
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        );
+        return Ok(());
+    }
     let report = measure(
         config,
         device,

@@ -151,3 +151,184 @@ fn time_training(model: &Transformer, g: &Generation, repeats: usize, sync: &dyn
     sync();
     start.elapsed().as_secs_f64()
 }
+
+/// Conversation throughput: the multi-turn rollout, whose KV cache lives across
+/// turns, beside a loop that re-runs every conversation from its first token each
+/// turn (what a rollout without prefix caching does), on the same prompts.
+#[derive(Debug, Clone, Serialize)]
+pub struct MultiTurnReport {
+    pub device: String,
+    pub batch: usize,
+    pub prompt_len: usize,
+    /// Per-turn cap; a turn also ends on a stop token (1 in `mean_turn_len` of the
+    /// vocabulary, so random weights write ragged turns of about that length).
+    pub turn_cap: usize,
+    pub mean_turn_len: usize,
+    pub result_len: usize,
+    pub turns: usize,
+    pub cached: TurnFigures,
+    pub reprefill: TurnFigures,
+    /// `cached.model_tokens_per_s / reprefill.model_tokens_per_s`.
+    pub speedup: f64,
+}
+
+/// One way of running the conversations.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct TurnFigures {
+    pub seconds: f64,
+    /// Tokens the model sampled (tool results excluded).
+    pub model_tokens: usize,
+    pub model_tokens_per_s: f64,
+    pub turns_mean: f64,
+}
+
+/// Appends the same `result` after each of the first `turns - 1` turns.
+struct FixedResults {
+    result: Vec<i64>,
+    answers_left: usize,
+}
+
+impl crate::sampling::multi_turn::Episode for FixedResults {
+    fn next(&mut self, _turn: &[i64], _stop: Option<i64>) -> Option<Vec<i64>> {
+        if self.answers_left == 0 {
+            return None;
+        }
+        self.answers_left -= 1;
+        Some(self.result.clone())
+    }
+    fn stop(&mut self, _unfinished_turn: &[i64]) {}
+    fn reward(&self) -> f64 {
+        0.0
+    }
+}
+
+/// The settings of [`measure_multi_turn`].
+#[derive(Debug, Clone, Copy)]
+pub struct MultiTurnShape {
+    pub batch: usize,
+    pub prompt_len: usize,
+    pub turn_cap: usize,
+    pub mean_turn_len: usize,
+    pub result_len: usize,
+    pub turns: usize,
+}
+
+/// Measures both ways of running `shape.batch` conversations of up to `shape.turns`
+/// turns, after one warm-up of each.
+pub fn measure_multi_turn(
+    config: ModelConfig,
+    device: Device,
+    shape: MultiTurnShape,
+) -> Result<MultiTurnReport, ModelError> {
+    let vocab = config.vocab_size;
+    let model = Transformer::random(config, device, Kind::Float, 0)?;
+    let prompts = synthetic_prompts(shape.batch, shape.prompt_len, vocab);
+    let every = shape.mean_turn_len.max(1) as i64;
+    let params = SamplingParams {
+        max_new_tokens: shape.turn_cap,
+        stop_ids: (0..vocab).filter(|id| id % every == every - 1).collect(),
+        ..Default::default()
+    };
+    let result: Vec<i64> = (0..shape.result_len as i64)
+        .map(|t| (t * 31) % vocab)
+        .collect();
+    let sync = || {
+        if device.is_cuda() {
+            tch::Cuda::synchronize(0);
+        }
+    };
+    let cached = || {
+        let mut episodes: Vec<Box<dyn crate::sampling::multi_turn::Episode>> = (0..shape.batch)
+            .map(|_| {
+                Box::new(FixedResults {
+                    result: result.clone(),
+                    answers_left: shape.turns.saturating_sub(1),
+                }) as Box<dyn crate::sampling::multi_turn::Episode>
+            })
+            .collect();
+        let limits = crate::sampling::multi_turn::TurnLimits {
+            max_turns: shape.turns,
+            max_tokens: usize::MAX,
+        };
+        let g = crate::sampling::multi_turn::generate_episodes(
+            &model,
+            &prompts,
+            1,
+            &params,
+            limits,
+            &mut episodes,
+            &|_| String::new(),
+        );
+        let tokens = (0..g.completions.len()).map(|r| g.trained_tokens(r)).sum();
+        (tokens, g.turns.iter().sum::<usize>())
+    };
+    let reprefill = || reprefill_conversations(&model, &prompts, &params, &result, shape.turns);
+    let cached = timed(cached, &sync, shape.batch);
+    let reprefill = timed(reprefill, &sync, shape.batch);
+    Ok(MultiTurnReport {
+        device: format!("{device:?}"),
+        batch: shape.batch,
+        prompt_len: shape.prompt_len,
+        turn_cap: shape.turn_cap,
+        mean_turn_len: shape.mean_turn_len,
+        result_len: shape.result_len,
+        turns: shape.turns,
+        speedup: cached.model_tokens_per_s / reprefill.model_tokens_per_s.max(1e-12),
+        cached,
+        reprefill,
+    })
+}
+
+/// One warm-up run of `run` (returning model tokens and turns), then one timed.
+fn timed(run: impl Fn() -> (usize, usize), sync: &dyn Fn(), rows: usize) -> TurnFigures {
+    let _ = run();
+    sync();
+    let start = Instant::now();
+    let (model_tokens, turns) = run();
+    sync();
+    let seconds = start.elapsed().as_secs_f64();
+    TurnFigures {
+        seconds,
+        model_tokens,
+        model_tokens_per_s: model_tokens as f64 / seconds.max(1e-12),
+        turns_mean: turns as f64 / rows.max(1) as f64,
+    }
+}
+
+/// The conversations without a cache across turns: each turn, every live row's whole
+/// conversation so far is a new prompt. Returns model tokens and turns taken.
+fn reprefill_conversations(
+    model: &Transformer,
+    prompts: &[Vec<i64>],
+    params: &SamplingParams,
+    result: &[i64],
+    turns: usize,
+) -> (usize, usize) {
+    let mut contexts: Vec<Vec<i64>> = prompts.to_vec();
+    let mut live: Vec<usize> = (0..prompts.len()).collect();
+    let (mut tokens, mut taken) = (0, 0);
+    for turn in 0..turns {
+        let batch: Vec<Vec<i64>> = live.iter().map(|&r| contexts[r].clone()).collect();
+        // A fresh seed per turn, as one continuing stream would give fresh draws.
+        let turn_params = SamplingParams {
+            seed: params.seed + turn as i64,
+            ..params.clone()
+        };
+        let g = generate(model, &batch, &turn_params, &|_| String::new());
+        taken += live.len();
+        let mut next = Vec::new();
+        for (k, &r) in live.iter().enumerate() {
+            tokens += g.completions[k].len();
+            contexts[r].extend(&g.completions[k]);
+            if g.finished[k] && turn + 1 < turns {
+                contexts[r].extend(result);
+                next.push(r);
+            }
+        }
+        live = next;
+        if live.is_empty() {
+            break;
+        }
+    }
+    (tokens, taken)
+}

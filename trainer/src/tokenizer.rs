@@ -221,3 +221,33 @@ impl TextTokenizer {
 fn truncate(text: &str) -> String {
     text.chars().take(40).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Tool results follow a model turn as the template renders a conversation: in
+    /// one user turn of `<tool_response>` blocks, then the next assistant opener; the
+    /// stop token the model sampled is not written twice, and a turn ended without it
+    /// (a stop string) gets the template's own end of turn.
+    #[test]
+    fn tool_results_render_as_the_template_continues_a_turn() {
+        let dir = crate::toy::assets_dir().with_file_name("tiny-chatml");
+        let tok = TextTokenizer::load(&dir).expect("tiny-chatml");
+        let results = [ChatMessage::tool("A"), ChatMessage::tool("B")];
+        let eos = tok.stop_ids[0];
+        let after = tok.render_tool_results(&results, Some(eos), None).unwrap();
+        let tail = "\n<|im_start|>user\n<tool_response>\nA\n</tool_response>\n<tool_response>\nB\n</tool_response><|im_end|>\n<|im_start|>assistant\n";
+        assert_eq!(after, tail);
+        let unstopped = tok.render_tool_results(&results, None, None).unwrap();
+        assert_eq!(unstopped, format!("<|im_end|>{tail}"));
+        // The whole conversation, rendered at once, is the prompt, the turn and this.
+        let turn = "<tool_call>{}</tool_call>";
+        let mut messages = vec![ChatMessage::user("q")];
+        let prompt = tok.render_chat(&messages, None).unwrap();
+        messages.push(ChatMessage::assistant(turn));
+        messages.extend(results.iter().cloned());
+        let whole = tok.render_chat(&messages, None).unwrap();
+        assert_eq!(whole, format!("{prompt}{turn}<|im_end|>{after}"));
+    }
+}

@@ -156,7 +156,12 @@ fn run_turn(
     let done: Vec<bool> = rows.iter().map(|r| !r.active).collect();
     let budget: Vec<i64> = rows
         .iter()
-        .map(|r| limits.max_tokens.saturating_sub(r.ids.len()).max(1) as i64)
+        .map(|r| {
+            limits
+                .max_tokens
+                .saturating_sub(r.ids.len())
+                .clamp(1, i64::MAX as usize) as i64
+        })
         .collect();
     let done = Tensor::from_slice(&done).to_device(device);
     let budget = Tensor::from_slice(&budget).to_device(device);
@@ -451,7 +456,13 @@ mod tests {
             temperature: 0.0,
             ..task.grpo.sampling.clone()
         };
-        for (limits, answers) in [((2, 100), 5), ((5, 9), 5), ((4, 100), 1)] {
+        // `usize::MAX`: no budget (it once wrapped to a negative one).
+        for (limits, answers) in [
+            ((2, 100), 5),
+            ((5, 9), 5),
+            ((4, 100), 1),
+            ((4, usize::MAX), 1),
+        ] {
             let limits = TurnLimits {
                 max_turns: limits.0,
                 max_tokens: limits.1,
@@ -465,7 +476,7 @@ mod tests {
             assert_eq!(log.stopped, !g.finished[0], "{limits:?}");
             assert_eq!(
                 g.finished[0],
-                answers < limits.max_turns && limits.max_tokens == 100,
+                answers < limits.max_turns && limits.max_tokens >= 100,
                 "{limits:?}: {:?}",
                 g.turns
             );
