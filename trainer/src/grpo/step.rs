@@ -333,23 +333,8 @@ pub fn grpo_update(
     let generation = &scored.generation;
     let num_rows = scored.rewards.len();
     let adv = advantages(&scored, cfg, &cfg.advantages);
-    let keep: Vec<bool> = (0..num_rows)
-        .map(|i| {
-            adv.kept(i, cfg.group_size)
-                && (cfg.unfinished != Unfinished::Filter || generation.finished[i])
-        })
-        .collect();
     let device = policy.device();
-    let keep_t = Tensor::from_slice(&keep).to_device(device);
-    // The loss covers the model's own tokens of the kept rows; tool results in a
-    // multi-turn response are attended to but not trained.
-    let loss_mask = generation
-        .completion_trained
-        .logical_and(&keep_t.unsqueeze(-1));
-    let num_tokens: usize = (0..num_rows)
-        .filter(|&i| keep[i])
-        .map(|i| generation.trained_tokens(i))
-        .sum();
+    let (loss_mask, num_tokens) = loss_mask(generation, &adv, num_rows, cfg);
     let advantages = Tensor::from_slice(&adv.advantages)
         .to_kind(Kind::Float)
         .to_device(device);
@@ -411,6 +396,33 @@ struct PassFigures {
     entropy_sum: f64,
     drift_max: f64,
     train_tokens: f64,
+}
+
+/// The tokens the loss covers, `[B, C]`, and how many there are: the model's own
+/// tokens of the rows kept (tool results in a multi-turn response are attended to
+/// but not trained; filtered groups and, with `unfinished = "filter"`, unfinished
+/// responses are left out).
+fn loss_mask(
+    generation: &Generation,
+    adv: &GroupAdvantages,
+    num_rows: usize,
+    cfg: &GrpoConfig,
+) -> (Tensor, usize) {
+    let keep: Vec<bool> = (0..num_rows)
+        .map(|i| {
+            adv.kept(i, cfg.group_size)
+                && (cfg.unfinished != Unfinished::Filter || generation.finished[i])
+        })
+        .collect();
+    let keep_t = Tensor::from_slice(&keep).to_device(generation.completion_ids.device());
+    let mask = generation
+        .completion_trained
+        .logical_and(&keep_t.unsqueeze(-1));
+    let num_tokens = (0..num_rows)
+        .filter(|&i| keep[i])
+        .map(|i| generation.trained_tokens(i))
+        .sum();
+    (mask, num_tokens)
 }
 
 /// What the loss weighs each row's tokens by.
