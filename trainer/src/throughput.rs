@@ -15,6 +15,7 @@ use crate::device::with_autocast;
 use crate::logprobs::{token_logprobs, SequenceBatch};
 use crate::model::{ModelConfig, ModelError, Transformer};
 use crate::optim::{AdamW, AdamWConfig};
+use crate::sampling::multi_turn::{generate_episodes, Episode, TurnLimits};
 use crate::sampling::{generate, Generation, SamplingParams};
 
 /// The shape of Qwen2.5-0.5B (its published config.json), with random weights.
@@ -67,11 +68,7 @@ pub fn measure(
         max_new_tokens: new_tokens,
         ..Default::default()
     };
-    let sync = || {
-        if device.is_cuda() {
-            tch::Cuda::synchronize(0);
-        }
-    };
+    let sync = || sync_device(device);
     let _ = generate(&model, &prompts, &params_s, &|_| String::new());
     sync();
     let start = Instant::now();
@@ -108,6 +105,13 @@ pub fn measure(
         sampling_mfu: sample_flops / sample_s / peak_flops,
         training_mfu: train_flops / train_s / peak_flops,
     })
+}
+
+/// Waits for the device's queued work, so timings cover it.
+fn sync_device(device: Device) {
+    if device.is_cuda() {
+        tch::Cuda::synchronize(0);
+    }
 }
 
 /// `batch` fixed pseudo-random prompts of `prompt_len` tokens.
@@ -158,14 +162,8 @@ fn time_training(model: &Transformer, g: &Generation, repeats: usize, sync: &dyn
 #[derive(Debug, Clone, Serialize)]
 pub struct MultiTurnReport {
     pub device: String,
-    pub batch: usize,
-    pub prompt_len: usize,
-    /// Per-turn cap; a turn also ends on a stop token (1 in `mean_turn_len` of the
-    /// vocabulary, so random weights write ragged turns of about that length).
-    pub turn_cap: usize,
-    pub mean_turn_len: usize,
-    pub result_len: usize,
-    pub turns: usize,
+    #[serde(flatten)]
+    pub shape: MultiTurnShape,
     pub cached: TurnFigures,
     pub reprefill: TurnFigures,
     /// `cached.model_tokens_per_s / reprefill.model_tokens_per_s`.
@@ -188,7 +186,7 @@ struct FixedResults {
     answers_left: usize,
 }
 
-impl crate::sampling::multi_turn::Episode for FixedResults {
+impl Episode for FixedResults {
     fn next(&mut self, _turn: &[i64], _stop: Option<i64>) -> Option<Vec<i64>> {
         if self.answers_left == 0 {
             return None;
@@ -203,10 +201,12 @@ impl crate::sampling::multi_turn::Episode for FixedResults {
 }
 
 /// The settings of [`measure_multi_turn`].
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize)]
 pub struct MultiTurnShape {
     pub batch: usize,
     pub prompt_len: usize,
+    /// Per-turn cap; a turn also ends on a stop token (1 in `mean_turn_len` of the
+    /// vocabulary, so random weights write ragged turns of about that length).
     pub turn_cap: usize,
     pub mean_turn_len: usize,
     pub result_len: usize,
@@ -232,33 +232,23 @@ pub fn measure_multi_turn(
     let result: Vec<i64> = (0..shape.result_len as i64)
         .map(|t| (t * 31) % vocab)
         .collect();
-    let sync = || {
-        if device.is_cuda() {
-            tch::Cuda::synchronize(0);
-        }
-    };
+    let sync = || sync_device(device);
     let cached = || {
-        let mut episodes: Vec<Box<dyn crate::sampling::multi_turn::Episode>> = (0..shape.batch)
+        let mut episodes: Vec<Box<dyn Episode>> = (0..shape.batch)
             .map(|_| {
                 Box::new(FixedResults {
                     result: result.clone(),
                     answers_left: shape.turns.saturating_sub(1),
-                }) as Box<dyn crate::sampling::multi_turn::Episode>
+                }) as Box<dyn Episode>
             })
             .collect();
-        let limits = crate::sampling::multi_turn::TurnLimits {
+        let limits = TurnLimits {
             max_turns: shape.turns,
             max_tokens: usize::MAX,
         };
-        let g = crate::sampling::multi_turn::generate_episodes(
-            &model,
-            &prompts,
-            1,
-            &params,
-            limits,
-            &mut episodes,
-            &|_| String::new(),
-        );
+        let g = generate_episodes(&model, &prompts, 1, &params, limits, &mut episodes, &|_| {
+            String::new()
+        });
         let tokens = (0..g.completions.len()).map(|r| g.trained_tokens(r)).sum();
         (tokens, g.turns.iter().sum::<usize>())
     };
@@ -267,12 +257,7 @@ pub fn measure_multi_turn(
     let reprefill = timed(reprefill, &sync, shape.batch);
     Ok(MultiTurnReport {
         device: format!("{device:?}"),
-        batch: shape.batch,
-        prompt_len: shape.prompt_len,
-        turn_cap: shape.turn_cap,
-        mean_turn_len: shape.mean_turn_len,
-        result_len: shape.result_len,
-        turns: shape.turns,
+        shape,
         speedup: cached.model_tokens_per_s / reprefill.model_tokens_per_s.max(1e-12),
         cached,
         reprefill,

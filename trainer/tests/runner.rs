@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 
 use cascade_envs::Registry;
 use cascade_trainer::recipe::{Algorithm, Recipe};
-use cascade_trainer::runner::{run, Resume, RunOptions};
+use cascade_trainer::runner::record::RunRecord;
+use cascade_trainer::runner::{run, Resume, RunError, RunOptions};
 use serde_json::Value;
 
 fn recipe() -> Recipe {
@@ -33,19 +34,24 @@ fn recipe() -> Recipe {
 /// threads would draw from each other's stream, so these tests take turns.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-fn run_into(out: &Path, resume: Resume) -> cascade_trainer::runner::record::RunRecord {
+/// Runs `recipe` into `out` with every registered environment; the printed table
+/// goes to `table`.
+fn run_recipe(
+    recipe: &Recipe,
+    out: &Path,
+    resume: Resume,
+    table: &mut Vec<u8>,
+) -> Result<RunRecord, RunError> {
     let registry = Registry::discover().expect("registry");
-    let mut sink = Vec::new();
-    run(
-        &recipe(),
-        &registry,
-        &RunOptions {
-            output: out.to_owned(),
-            resume,
-        },
-        &mut sink,
-    )
-    .expect("run")
+    let options = RunOptions {
+        output: out.to_owned(),
+        resume,
+    };
+    run(recipe, &registry, &options, table)
+}
+
+fn run_into(out: &Path, resume: Resume) -> RunRecord {
+    run_recipe(&recipe(), out, resume, &mut Vec::new()).expect("run")
 }
 
 fn metrics(out: &Path) -> Vec<Value> {
@@ -179,17 +185,8 @@ fn a_named_stage_restarts_there_and_forgets_later_ones() {
     assert_eq!(first, again);
     let m = metrics(out.path());
     assert_eq!(m.iter().filter(|v| v["stage"] == "mopd").count(), 3);
-    let registry = Registry::discover().expect("registry");
-    let err = run(
-        &recipe(),
-        &registry,
-        &RunOptions {
-            output: out.path().to_owned(),
-            resume: Resume::Fresh,
-        },
-        &mut Vec::new(),
-    )
-    .expect_err("fresh run over an old one");
+    let err = run_recipe(&recipe(), out.path(), Resume::Fresh, &mut Vec::new())
+        .expect_err("fresh run over an old one");
     assert!(err.to_string().contains("already holds a run"), "{err}");
 }
 
@@ -211,16 +208,7 @@ fn a_stage_eval_set_is_scored_after_every_stage() {
     let recipe = Recipe::parse(&text, &toy).expect("recipe");
     let out = tempfile::tempdir().expect("temp dir");
     let mut table = Vec::new();
-    let record = run(
-        &recipe,
-        &Registry::discover().expect("registry"),
-        &RunOptions {
-            output: out.path().to_owned(),
-            resume: Resume::Fresh,
-        },
-        &mut table,
-    )
-    .expect("run");
+    let record = run_recipe(&recipe, out.path(), Resume::Fresh, &mut table).expect("run");
     let names: Vec<&str> = record.stages.iter().map(|s| s.stage.as_str()).collect();
     assert_eq!(names, ["base", "grpo-a", "grpo-b", "mopd"]);
     for s in &record.stages {
@@ -260,16 +248,7 @@ fn tiny_recipe_table_shows_learning_forgetting_and_recovery() {
     }
     let out = tempfile::tempdir().expect("temp dir");
     let mut table = Vec::new();
-    let record = run(
-        &recipe,
-        &Registry::discover().expect("registry"),
-        &RunOptions {
-            output: out.path().to_owned(),
-            resume: Resume::Fresh,
-        },
-        &mut table,
-    )
-    .expect("run");
+    let record = run_recipe(&recipe, out.path(), Resume::Fresh, &mut table).expect("run");
     let table = String::from_utf8_lossy(&table);
     let math = |stage: &str| {
         record
@@ -360,18 +339,8 @@ fn an_sft_stage_redone_replays_exactly() {
     .replacen("steps = 10", "steps = 2", 1);
     let recipe = Recipe::parse(&text, &toy).expect("recipe");
     let out = tempfile::tempdir().expect("temp dir");
-    let go = |resume: Resume| {
-        run(
-            &recipe,
-            &Registry::discover().expect("registry"),
-            &RunOptions {
-                output: out.path().to_owned(),
-                resume,
-            },
-            &mut Vec::new(),
-        )
-        .expect("run")
-    };
+    let go =
+        |resume: Resume| run_recipe(&recipe, out.path(), resume, &mut Vec::new()).expect("run");
     let losses = || {
         metrics(out.path())
             .iter()
@@ -441,16 +410,7 @@ dataset = "../datasets/lookup/train.jsonl"
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../recipes/tiny.toml");
     let recipe = Recipe::parse(text, &path).expect("recipe");
     let out = tempfile::tempdir().expect("temp dir");
-    let record = run(
-        &recipe,
-        &Registry::discover().expect("registry"),
-        &RunOptions {
-            output: out.path().to_owned(),
-            resume: Resume::Fresh,
-        },
-        &mut Vec::new(),
-    )
-    .expect("run");
+    let record = run_recipe(&recipe, out.path(), Resume::Fresh, &mut Vec::new()).expect("run");
     let names: Vec<&str> = record.stages.iter().map(|s| s.stage.as_str()).collect();
     assert_eq!(names, ["base", "tool-rl", "mopd"]);
     assert!(record

@@ -271,16 +271,10 @@ pub fn generate_groups(
             (prefilled.batch, steps)
         })
     });
-    let completion_ids = Tensor::stack(&steps.tokens, 1);
-    let completion_valid = Tensor::stack(&steps.valids, 1);
-    let sampling_logprobs = Tensor::stack(&steps.logprobs, 1).to_kind(Kind::Float);
-    let (completions, finished) = host_rows(
-        &completion_ids,
-        &completion_valid,
-        steps.tokens.len(),
-        params,
-        decode,
-    );
+    let (completion_ids, completion_valid, sampling_logprobs) = steps.stacked();
+    let host = HostSteps::of(&completion_ids, &completion_valid, &sampling_logprobs);
+    let rows = completion_ids.size()[0] as usize;
+    let (completions, finished) = host_rows(&host, rows, params, decode);
     let trained = completions.iter().map(|c| vec![true; c.len()]).collect();
     Generation {
         prompts: batch,
@@ -337,6 +331,17 @@ pub(crate) struct Steps {
     pub valids: Vec<Tensor>,
     /// Per row: whether a stop string ended it (empty without stop strings).
     pub stopped_by_string: Vec<bool>,
+}
+
+impl Steps {
+    /// The `[B, steps]` ids, validity and (float) log-probabilities.
+    pub(crate) fn stacked(&self) -> (Tensor, Tensor, Tensor) {
+        (
+            Tensor::stack(&self.tokens, 1),
+            Tensor::stack(&self.valids, 1),
+            Tensor::stack(&self.logprobs, 1).to_kind(Kind::Float),
+        )
+    }
 }
 
 /// Samples from `logits` on, feeding each token back through `cache`, until every row
@@ -435,28 +440,50 @@ impl StopStrings {
     }
 }
 
-/// Each row's response ids (its valid tokens) and whether it ended on a stop token or
-/// string, from the `[B, steps]` tensors.
-fn host_rows(
-    completion_ids: &Tensor,
-    completion_valid: &Tensor,
+/// The host copies of `[B, steps]` sampled ids, validity and log-probabilities.
+pub(crate) struct HostSteps {
+    ids: Vec<i64>,
+    valid: Vec<bool>,
+    logprobs: Vec<f32>,
     steps: usize,
+}
+
+impl HostSteps {
+    pub(crate) fn of(ids: &Tensor, valid: &Tensor, logprobs: &Tensor) -> Self {
+        let flat = |t: &Tensor| t.flatten(0, -1);
+        Self {
+            ids: Vec::try_from(flat(ids)).unwrap_or_default(),
+            valid: Vec::try_from(flat(valid)).unwrap_or_default(),
+            logprobs: Vec::try_from(flat(&logprobs.to_kind(Kind::Float))).unwrap_or_default(),
+            steps: ids.size()[1] as usize,
+        }
+    }
+
+    /// Row `r`'s valid tokens: their ids and log-probabilities.
+    pub(crate) fn row(&self, r: usize) -> (Vec<i64>, Vec<f32>) {
+        let span = r * self.steps..(r + 1) * self.steps;
+        self.ids[span.clone()]
+            .iter()
+            .zip(&self.valid[span.clone()])
+            .zip(&self.logprobs[span])
+            .filter(|((_, v), _)| **v)
+            .map(|((id, _), lp)| (*id, *lp))
+            .unzip()
+    }
+}
+
+/// Each row's response ids (its valid tokens) and whether it ended on a stop token or
+/// string.
+fn host_rows(
+    host: &HostSteps,
+    rows: usize,
     params: &SamplingParams,
     decode: &dyn Fn(&[i64]) -> String,
 ) -> (Vec<Vec<i64>>, Vec<bool>) {
-    let ids_host: Vec<i64> = Vec::try_from(completion_ids.flatten(0, -1)).unwrap_or_default();
-    let valid_host: Vec<bool> = Vec::try_from(completion_valid.flatten(0, -1)).unwrap_or_default();
-    let rows = completion_ids.size()[0] as usize;
     let mut completions = Vec::with_capacity(rows);
     let mut finished = Vec::with_capacity(rows);
     for row in 0..rows {
-        let span = row * steps..(row + 1) * steps;
-        let ids: Vec<i64> = ids_host[span.clone()]
-            .iter()
-            .zip(&valid_host[span])
-            .filter(|(_, &v)| v)
-            .map(|(&id, _)| id)
-            .collect();
+        let (ids, _) = host.row(row);
         let ended_on_stop = ids.last().is_some_and(|id| params.stop_ids.contains(id))
             || (!params.stop_strings.is_empty()
                 && params

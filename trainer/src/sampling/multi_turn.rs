@@ -16,9 +16,9 @@
 //! log-probabilities of appended tokens are 0, as they are not trained.
 
 use rayon::prelude::*;
-use tch::{Kind, Tensor};
+use tch::Tensor;
 
-use super::{decode_steps, prefill, Generation, PromptBatch, SamplingParams, Steps};
+use super::{decode_steps, prefill, Generation, HostSteps, PromptBatch, SamplingParams, Steps};
 use crate::device::with_autocast;
 use crate::model::{KvCache, Transformer};
 
@@ -60,45 +60,6 @@ struct RowLog {
     /// Ended by its episode (not by a limit: a row that reaches one is stopped in
     /// [`answer_turn`]).
     finished: bool,
-}
-
-/// What the model wrote this turn in row `r`: its ids and their log-probabilities.
-fn turn_of(
-    ids: &[i64],
-    valid: &[bool],
-    lp: &[f32],
-    r: usize,
-    steps: usize,
-) -> (Vec<i64>, Vec<f32>) {
-    let span = r * steps..(r + 1) * steps;
-    ids[span.clone()]
-        .iter()
-        .zip(&valid[span.clone()])
-        .zip(&lp[span])
-        .filter(|((_, v), _)| **v)
-        .map(|((id, _), lp)| (*id, *lp))
-        .unzip()
-}
-
-/// The host copies of a turn's `[B, steps]` tensors.
-struct HostSteps {
-    ids: Vec<i64>,
-    valid: Vec<bool>,
-    logprobs: Vec<f32>,
-    steps: usize,
-}
-
-impl HostSteps {
-    fn of(steps: &Steps) -> Self {
-        let flat = |t: Tensor| t.flatten(0, -1);
-        Self {
-            ids: Vec::try_from(flat(Tensor::stack(&steps.tokens, 1))).unwrap_or_default(),
-            valid: Vec::try_from(flat(Tensor::stack(&steps.valids, 1))).unwrap_or_default(),
-            logprobs: Vec::try_from(flat(Tensor::stack(&steps.logprobs, 1).to_kind(Kind::Float)))
-                .unwrap_or_default(),
-            steps: steps.tokens.len(),
-        }
-    }
 }
 
 /// Generates a conversation per row: `group_size` rows per prompt, grouped as
@@ -177,7 +138,8 @@ fn answer_turn(
     limits: TurnLimits,
     params: &SamplingParams,
 ) -> Vec<Option<Vec<i64>>> {
-    let host = HostSteps::of(steps);
+    let (ids, valid, logprobs) = steps.stacked();
+    let host = HostSteps::of(&ids, &valid, &logprobs);
     let by_string = &steps.stopped_by_string;
     rows.par_iter_mut()
         .zip(episodes.par_iter_mut())
@@ -186,7 +148,7 @@ fn answer_turn(
             if !row.active {
                 return None;
             }
-            let (turn, lp) = turn_of(&host.ids, &host.valid, &host.logprobs, r, host.steps);
+            let (turn, lp) = host.row(r);
             row.trained.extend(std::iter::repeat_n(true, turn.len()));
             row.ids.extend_from_slice(&turn);
             row.logprobs.extend(lp);
@@ -306,6 +268,7 @@ mod tests {
     use crate::logprobs::{token_logprobs, SequenceBatch};
     use crate::optim::AdamW;
     use crate::toy::bench::ToyTask;
+    use tch::Kind;
 
     /// What a scripted episode saw: the (ids, trained) segments the rollout should
     /// have laid out, and whether it was stopped.
