@@ -34,6 +34,7 @@ pub mod lookup;
 pub mod math;
 pub mod mcqa;
 pub mod multi_turn;
+pub mod plugins;
 pub mod registry;
 pub mod score_error;
 pub mod scoring;
@@ -47,6 +48,7 @@ pub use cascade_verifiers::{inventory, Reward, Sample};
 pub use config::{ConfigError, EnvConfig};
 pub use environment::{ChatMessage, Environment};
 pub use multi_turn::{MultiTurnEnvironment, Session, Turn};
+pub use plugins::{PluginError, PluginKind};
 pub use registry::{EnvPlugin, Listing, Registry, RegistryError};
 pub use score_error::ScoreError;
 pub use scoring::{

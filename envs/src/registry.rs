@@ -4,11 +4,14 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use cascade_verifiers::VerifierPlugin;
+use std::path::PathBuf;
+
+use cascade_verifiers::{FieldError, Reward, Sample, VerifierPlugin};
 use thiserror::Error;
 
 use crate::config::{ConfigError, EnvConfig};
-use crate::environment::Environment;
+use crate::environment::{ChatMessage, Environment};
+use crate::plugins::{self, PluginError, PluginSource};
 use crate::verifier_env::VerifierEnv;
 
 /// An environment offered to the registry by any crate linked into the binary:
@@ -45,16 +48,24 @@ pub enum RegistryError {
     },
     #[error(transparent)]
     Config(#[from] ConfigError),
+    #[error(transparent)]
+    Plugin(#[from] PluginError),
 }
 
 /// What `cascade envs` prints for one entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Listing {
     pub name: String,
-    /// `environment` or `verifier`.
+    /// `environment`, `verifier`, or a plugin's [`PluginKind::label`].
     pub kind: &'static str,
     pub origin: String,
     pub description: String,
+    /// A plugin's code file.
+    pub path: Option<PathBuf>,
+    /// A plugin's sha256 (see [`crate::plugins::PluginSource::sha256`]).
+    pub sha256: Option<String>,
+    /// The environments a declarative plugin's components use.
+    pub uses: Vec<String>,
 }
 
 type MakeEnv = Arc<dyn Fn(&EnvConfig) -> Result<Box<dyn Environment>, ConfigError> + Send + Sync>;
@@ -98,6 +109,9 @@ impl Registry {
                 kind: "environment",
                 origin: plugin.origin.to_owned(),
                 description: plugin.description.to_owned(),
+                path: None,
+                sha256: None,
+                uses: Vec::new(),
             },
             Arc::new(make),
         )
@@ -112,11 +126,59 @@ impl Registry {
                 kind: "verifier",
                 origin: plugin.origin.to_owned(),
                 description: plugin.description.to_owned(),
+                path: None,
+                sha256: None,
+                uses: Vec::new(),
             },
             Arc::new(move |_config: &EnvConfig| {
                 Ok(Box::new(VerifierEnv::new(make())) as Box<dyn Environment>)
             }),
         )
+    }
+
+    /// [`Registry::discover`] plus every plugin in `paths` (see [`crate::plugins`]).
+    pub fn discover_with_plugins(paths: &[PathBuf]) -> Result<Self, RegistryError> {
+        let mut registry = Self::discover()?;
+        registry.load_plugins(paths)?;
+        Ok(registry)
+    }
+
+    /// Loads every plugin in `paths`. A plugin named like a registered environment is
+    /// refused, naming both; declarative plugins load after the plugins they use.
+    pub fn load_plugins(&mut self, paths: &[PathBuf]) -> Result<(), RegistryError> {
+        let sources = plugins::find(paths)?;
+        for source in &sources {
+            if let Some(existing) = self.entries.get(&source.name) {
+                return Err(RegistryError::Duplicate {
+                    name: source.name.clone(),
+                    first: existing.listing.origin.clone(),
+                    second: source.path.display().to_string(),
+                });
+            }
+        }
+        let mut pending: Vec<&PluginSource> = sources.iter().collect();
+        while !pending.is_empty() {
+            // The first plugin whose references are all registered; when none is
+            // ready (a missing or circular reference), the first, to report it.
+            let ready = pending
+                .iter()
+                .position(|s| plugins::references(s).iter().all(|r| self.contains(r)))
+                .unwrap_or(0);
+            let source = pending.remove(ready);
+            let loaded = plugins::load(source, &|name| {
+                self.create(name, &EnvConfig::default()).ok()
+            })?;
+            self.insert(
+                plugin_listing(source, loaded.description),
+                plugin_maker(loaded.env),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The listing of `name`, when registered.
+    pub fn listing(&self, name: &str) -> Option<&Listing> {
+        self.entries.get(name).map(|e| &e.listing)
     }
 
     fn insert(&mut self, listing: Listing, make: MakeEnv) -> Result<(), RegistryError> {
@@ -163,11 +225,54 @@ impl Registry {
     }
 }
 
+fn plugin_listing(source: &PluginSource, description: String) -> Listing {
+    Listing {
+        name: source.name.clone(),
+        kind: source.kind.label(),
+        origin: source.path.display().to_string(),
+        description,
+        path: Some(source.path.clone()),
+        sha256: Some(source.sha256.clone()),
+        uses: plugins::references(source)
+            .into_iter()
+            .map(str::to_owned)
+            .collect(),
+    }
+}
+
+/// Every `create` of a plugin shares its one loaded instance (its interpreters).
+fn plugin_maker(env: Arc<dyn Environment>) -> MakeEnv {
+    Arc::new(move |config: &EnvConfig| {
+        if let Some(key) = config.table.keys().next() {
+            return Err(ConfigError::Invalid {
+                env: env.name().to_owned(),
+                message: format!("a plugin takes no settings (got `{key}`)"),
+            });
+        }
+        Ok(Box::new(SharedEnv(env.clone())) as Box<dyn Environment>)
+    })
+}
+
+struct SharedEnv(Arc<dyn Environment>);
+
+impl Environment for SharedEnv {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn prompt(&self, row: &Sample) -> Result<Vec<ChatMessage>, FieldError> {
+        self.0.prompt(row)
+    }
+    fn score(&self, sample: &Sample) -> Reward {
+        self.0.score(sample)
+    }
+    fn multi_turn(&self) -> Option<&dyn crate::multi_turn::MultiTurnEnvironment> {
+        self.0.multi_turn()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ChatMessage;
-    use cascade_verifiers::{FieldError, Reward, Sample};
 
     struct Always;
     impl Environment for Always {

@@ -14,11 +14,17 @@ use cascade_verifiers::{Reward, Sample};
 
 use crate::convert::{to_json, to_object};
 
-/// The registry of every plugin linked into the module, discovered once.
+/// The registry of every environment linked into the module and every run-time plugin
+/// in `CASCADE_PLUGINS` (a path list, as for the `cascade` command), made once.
 pub fn registry() -> PyResult<&'static Registry> {
     static REGISTRY: OnceLock<Result<Registry, String>> = OnceLock::new();
     REGISTRY
-        .get_or_init(|| Registry::discover().map_err(|e| e.to_string()))
+        .get_or_init(|| {
+            let paths: Vec<PathBuf> = std::env::var_os("CASCADE_PLUGINS")
+                .map(|list| std::env::split_paths(&list).collect())
+                .unwrap_or_default();
+            Registry::discover_with_plugins(&paths).map_err(|e| e.to_string())
+        })
         .as_ref()
         .map_err(|e| PyRuntimeError::new_err(e.clone()))
 }
@@ -90,7 +96,9 @@ fn creation_error(e: RegistryError) -> PyErr {
     match e {
         RegistryError::Unknown { .. } => PyKeyError::new_err(e.to_string()),
         RegistryError::Config(_) => PyValueError::new_err(e.to_string()),
-        RegistryError::Duplicate { .. } => PyRuntimeError::new_err(e.to_string()),
+        RegistryError::Duplicate { .. } | RegistryError::Plugin(_) => {
+            PyRuntimeError::new_err(e.to_string())
+        }
     }
 }
 

@@ -13,6 +13,8 @@ pub(crate) struct GuestState {
     pub slept_past_limit: bool,
     /// The state of the guest's random source (`random_get`), seeded by the invocation.
     pub random_state: u64,
+    /// What answers `host::call`; `None` refuses every call (see [`crate::door`]).
+    pub door: Option<crate::door::Door>,
 }
 
 /// Refuses linear memory beyond the limit and remembers that it did, so that a program

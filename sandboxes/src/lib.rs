@@ -15,8 +15,9 @@
 //! Pieces, one per file: [`engine`] (the shared engine and its settings),
 //! [`module_cache`] (compiled modules on disk), [`wasm_program`] (one execution in a
 //! fresh store), [`virtual_time`] (clocks and sleep as fuel), [`pool`] (big-stack
-//! worker threads; sync, batch and async entry points), [`python`] (CPython for WASI)
-//! and [`clang`] (C and C++ compiled natively to wasm32-wasi, the compiler confined).
+//! worker threads; sync, batch and async entry points), [`python`] (CPython for WASI),
+//! [`door`] and [`resident`] (a guest kept alive across calls, asking the host only
+//! through its door: plugins) and [`clang`] (C and C++ compiled natively to wasm32-wasi, the compiler confined).
 //!
 //! ## Limits
 //! CPU is fuel, converted from seconds at [`FUEL_PER_SECOND`], so verdicts do not
@@ -32,6 +33,7 @@
 //!   is given, no host environment, clock or randomness the host did not decide.
 
 pub mod clang;
+pub mod door;
 pub mod engine;
 pub mod error;
 pub mod execution;
@@ -42,6 +44,7 @@ pub mod link;
 pub mod module_cache;
 pub mod pool;
 pub mod python;
+pub mod resident;
 pub mod virtual_time;
 pub mod wasm_program;
 
@@ -51,4 +54,5 @@ pub use execution::{Execution, Status};
 pub use limits::{Limits, FUEL_PER_SECOND};
 pub use pool::{Job, WorkerPool};
 pub use python::{Python, PythonRuntime};
+pub use resident::{HostApi, Resident, ResidentError, ResidentLimits, ResidentPool};
 pub use wasm_program::{Entry, Invocation, Mount, WasmProgram};

@@ -19,7 +19,7 @@ use crate::link::{Link, Side};
 use crate::wasm_program::{Invocation, WasmProgram};
 
 /// Native stack of a worker: the wasm stack limit plus room for the host's own frames.
-const WORKER_STACK: usize = MAX_WASM_STACK + (64 << 20);
+pub(crate) const WORKER_STACK: usize = MAX_WASM_STACK + (64 << 20);
 
 /// A set of worker threads that run guests.
 pub struct WorkerPool {

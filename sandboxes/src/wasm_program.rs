@@ -1,8 +1,8 @@
 //! A compiled wasm program ready to instantiate, and one execution of it in a fresh
 //! `Store` with its own limits.
 //!
-//! The guest imports WASI preview 1 only (plus `host::call`, refused, for the CPython
-//! snapshot). It sees the arguments and environment the invocation names, stdin from
+//! The guest imports WASI preview 1 only, plus `host::call` for the CPython snapshot
+//! (the door of [`crate::door`], refused unless the run has a door host). It sees the arguments and environment the invocation names, stdin from
 //! memory, stdout/stderr into capped buffers, the directories the invocation mounts
 //! and nothing else; clocks are virtual ([`crate::virtual_time`]) and random bytes come
 //! from a generator seeded by the invocation.
@@ -13,9 +13,11 @@ use std::sync::{Arc, OnceLock};
 use rand::SeedableRng;
 use wasmtime::component::ResourceTableError;
 use wasmtime::{InstancePre, Linker, Module, Store, Trap};
+use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::p2::pipe::{MemoryInputPipe, MemoryOutputPipe};
 use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder, WasiView};
 
+use crate::door::{self, Door};
 use crate::engine::{engine, ticks};
 use crate::error::SandboxError;
 use crate::execution::{Execution, Status};
@@ -106,12 +108,8 @@ fn build_linker() -> wasmtime::Result<Linker<GuestState>> {
     linker.allow_shadowing(true);
     virtual_time::add_to_linker(&mut linker)?;
     host_calls::add_to_linker(&mut linker)?;
-    // The CPython snapshot's tool-call bridge: every call is refused (returns -1).
-    linker.func_wrap(
-        "host",
-        "call",
-        |_a: i32, _b: i32, _c: i32, _d: i32| -> i32 { -1 },
-    )?;
+    // The CPython snapshot's host door: refused unless the run has a door host.
+    door::add_to_linker(&mut linker)?;
     Ok(linker)
 }
 
@@ -153,7 +151,7 @@ impl WasmProgram {
         invocation: &Invocation,
         limits: &Limits,
     ) -> Result<Execution, SandboxError> {
-        self.execute_with(invocation, limits, None)
+        self.execute_with(invocation, limits, None, None)
     }
 
     /// Runs once on the current thread as one `side` of `link`: stdin is what the link
@@ -175,7 +173,18 @@ impl WasmProgram {
             }
         }
         let _close = CloseOnDrop(link, side);
-        self.execute_with(invocation, limits, Some((link, side)))
+        self.execute_with(invocation, limits, Some((link, side)), None)
+    }
+
+    /// Runs once on the current thread with `door` answering the guest's `host::call`
+    /// (see [`crate::door`]); the run lasts until the guest returns or a limit stops it.
+    pub(crate) fn execute_with_door(
+        &self,
+        invocation: &Invocation,
+        limits: &Limits,
+        door: Door,
+    ) -> Result<Execution, SandboxError> {
+        self.execute_with(invocation, limits, None, Some(door))
     }
 
     fn execute_with(
@@ -183,52 +192,11 @@ impl WasmProgram {
         invocation: &Invocation,
         limits: &Limits,
         link: Option<(&Link, Side)>,
+        door: Option<Door>,
     ) -> Result<Execution, SandboxError> {
-        let engine = engine()?;
         let stdout = MemoryOutputPipe::new(limits.stdout_bytes);
         let stderr = MemoryOutputPipe::new(limits.stderr_bytes);
-        let mut wasi = WasiCtxBuilder::new();
-        wasi.args(&invocation.args).envs(&invocation.env);
-        match link {
-            Some((link, side)) => wasi
-                .stdin(link.reader(side))
-                .stdout(link.writer(side, limits.stdout_bytes)),
-            None => wasi
-                .stdin(MemoryInputPipe::new(invocation.stdin.clone()))
-                .stdout(stdout.clone()),
-        };
-        wasi.stderr(stderr.clone())
-            .allow_blocking_current_thread(true)
-            .secure_random(rand::rngs::StdRng::seed_from_u64(invocation.seed))
-            .insecure_random(rand::rngs::StdRng::seed_from_u64(invocation.seed ^ 0x5eed))
-            .insecure_random_seed(u128::from(invocation.seed));
-        let temp = if invocation.temp_dir {
-            let dir = tempfile::Builder::new()
-                .prefix("cascade-run-")
-                .tempdir()
-                .map_err(SandboxError::setup)?;
-            wasi.preopened_dir(dir.path(), "/tmp", FsPerms::ReadWrite)
-                .map_err(SandboxError::setup)?;
-            Some(dir)
-        } else {
-            None
-        };
-        for m in &invocation.mounts {
-            let perms = if m.writable {
-                FsPerms::ReadWrite
-            } else {
-                FsPerms::ReadOnly
-            };
-            wasi.preopened_dir(&m.host, &m.guest, perms)
-                .map_err(|e| SandboxError::Setup(format!("mount {}: {e:#}", m.host.display())))?;
-        }
-        let mut wasi = wasi.build_p1();
-        // Every open guest file or directory, and each stdio stream and mount, is one
-        // entry of the WASI resource table; capping the table caps open files.
-        let preopens = invocation.mounts.len() + usize::from(invocation.temp_dir);
-        wasi.ctx()
-            .table
-            .set_max_capacity(limits.open_files + preopens + TABLE_RESERVED_ENTRIES);
+        let (wasi, temp) = build_wasi(invocation, limits, link, &stdout, &stderr)?;
         let state = GuestState {
             wasi,
             limiter: MemoryLimiter {
@@ -239,34 +207,25 @@ impl WasmProgram {
             fuel_budget: limits.fuel,
             slept_past_limit: false,
             random_state: invocation.seed,
+            door,
         };
-        let mut store = Store::new(engine, state);
+        let mut store = Store::new(engine()?, state);
         store.limiter(|s| &mut s.limiter);
         store.set_fuel(limits.fuel).map_err(SandboxError::setup)?;
         store.set_epoch_deadline(ticks(limits.wall_backstop));
         store.epoch_deadline_trap();
-
-        let outcome = match self.pre.instantiate(&mut store) {
-            Ok(instance) => match self.entry {
-                Entry::Command => instance
-                    .get_typed_func::<(), ()>(&mut store, "_start")
-                    .and_then(|f| f.call(&mut store, ()))
-                    .map(|()| 0),
-                Entry::RunExport => instance
-                    .get_typed_func::<(), i32>(&mut store, "run")
-                    .and_then(|f| f.call(&mut store, ())),
-            },
-            Err(e) => Err(e),
-        };
-        let fuel_used = limits.fuel.saturating_sub(store.get_fuel().unwrap_or(0));
+        let outcome = self.start(&mut store);
+        // Fuel spent over the whole run: a door that restarted the budget keeps the
+        // fuel of earlier units of work counted in `fuel_budget`.
+        let remaining = store.get_fuel().unwrap_or(0);
         let state = store.into_data();
+        let fuel_used = state.fuel_budget.saturating_sub(remaining);
+        let unit_fuel = limits.fuel.saturating_sub(remaining);
         let memory_refused = state.limiter.refused;
         let memory_peak_bytes = state.limiter.peak_bytes;
         drop(state);
         drop(temp);
-        let out = stdout.contents().to_vec();
-        let err = stderr.contents().to_vec();
-        let mut status = classify(outcome, limits, fuel_used);
+        let mut status = classify(outcome, limits, unit_fuel);
         // A program that died after being refused memory ran out of memory, whatever
         // way it died (MemoryError, a failed malloc, a trap on a null pointer).
         let failed =
@@ -274,16 +233,84 @@ impl WasmProgram {
         if memory_refused && failed {
             status = Status::MemoryLimit;
         }
-        let truncated = status == Status::OutputLimit;
         Ok(Execution {
+            truncated: status == Status::OutputLimit,
             status,
-            stdout: out,
-            stderr: err,
-            truncated,
+            stdout: stdout.contents().to_vec(),
+            stderr: stderr.contents().to_vec(),
             fuel_used,
             memory_peak_bytes,
         })
     }
+
+    /// Instantiates the module in `store` and calls its entry point.
+    fn start(&self, store: &mut Store<GuestState>) -> wasmtime::Result<i32> {
+        let instance = self.pre.instantiate(&mut *store)?;
+        match self.entry {
+            Entry::Command => instance
+                .get_typed_func::<(), ()>(&mut *store, "_start")
+                .and_then(|f| f.call(&mut *store, ()))
+                .map(|()| 0),
+            Entry::RunExport => instance
+                .get_typed_func::<(), i32>(&mut *store, "run")
+                .and_then(|f| f.call(&mut *store, ())),
+        }
+    }
+}
+
+/// The guest's WASI context: arguments, environment, stdio, seeded randomness, its
+/// mounts and temp dir (returned, so it lives as long as the run), and the resource
+/// table capped so that open files are capped.
+fn build_wasi(
+    invocation: &Invocation,
+    limits: &Limits,
+    link: Option<(&Link, Side)>,
+    stdout: &MemoryOutputPipe,
+    stderr: &MemoryOutputPipe,
+) -> Result<(WasiP1Ctx, Option<tempfile::TempDir>), SandboxError> {
+    let mut wasi = WasiCtxBuilder::new();
+    wasi.args(&invocation.args).envs(&invocation.env);
+    match link {
+        Some((link, side)) => wasi
+            .stdin(link.reader(side))
+            .stdout(link.writer(side, limits.stdout_bytes)),
+        None => wasi
+            .stdin(MemoryInputPipe::new(invocation.stdin.clone()))
+            .stdout(stdout.clone()),
+    };
+    wasi.stderr(stderr.clone())
+        .allow_blocking_current_thread(true)
+        .secure_random(rand::rngs::StdRng::seed_from_u64(invocation.seed))
+        .insecure_random(rand::rngs::StdRng::seed_from_u64(invocation.seed ^ 0x5eed))
+        .insecure_random_seed(u128::from(invocation.seed));
+    let temp = if invocation.temp_dir {
+        let dir = tempfile::Builder::new()
+            .prefix("cascade-run-")
+            .tempdir()
+            .map_err(SandboxError::setup)?;
+        wasi.preopened_dir(dir.path(), "/tmp", FsPerms::ReadWrite)
+            .map_err(SandboxError::setup)?;
+        Some(dir)
+    } else {
+        None
+    };
+    for m in &invocation.mounts {
+        let perms = if m.writable {
+            FsPerms::ReadWrite
+        } else {
+            FsPerms::ReadOnly
+        };
+        wasi.preopened_dir(&m.host, &m.guest, perms)
+            .map_err(|e| SandboxError::Setup(format!("mount {}: {e:#}", m.host.display())))?;
+    }
+    let mut wasi = wasi.build_p1();
+    // Every open guest file or directory, and each stdio stream and mount, is one
+    // entry of the WASI resource table; capping the table caps open files.
+    let preopens = invocation.mounts.len() + usize::from(invocation.temp_dir);
+    wasi.ctx()
+        .table
+        .set_max_capacity(limits.open_files + preopens + TABLE_RESERVED_ENTRIES);
+    Ok((wasi, temp))
 }
 
 fn classify(outcome: wasmtime::Result<i32>, limits: &Limits, fuel_used: u64) -> Status {

@@ -9,13 +9,13 @@ use std::time::Instant;
 use clap::Args;
 use serde_json::{Map, Value};
 
-use cascade_envs::ResultLine;
+use cascade_envs::{Registry, ResultLine};
 
 use super::batch::score_all;
 use super::jsonl::{read_samples, NumberedSample};
 use super::score::build_env;
 use super::summary::Summary;
-use super::Failure;
+use super::{Failure, Plugins};
 
 #[derive(Args)]
 pub struct CheckArgs {
@@ -36,13 +36,17 @@ pub struct CheckArgs {
     pub config: Vec<String>,
 }
 
-pub fn run(args: CheckArgs) -> Result<(), Failure> {
-    let env = build_env(&args.env, &args.config, &args.input)?;
+pub fn run(args: CheckArgs, plugins: &Plugins) -> Result<(), Failure> {
+    let registry = plugins.registry(&[])?;
+    let env = build_env(&registry, &args.env, &args.config, &args.input)?;
     let samples = read_samples(&args.input).map_err(Failure::usage)?;
     let expected = read_samples(&args.expected).map_err(Failure::usage)?;
     let started = Instant::now();
     let actual = score_all(env.as_ref(), &samples, args.jobs)?;
-    eprint!("{}", Summary::new(&args.env, &actual, started.elapsed()));
+    eprint!(
+        "{}",
+        Summary::new(&args.env, &actual, started.elapsed()).with_plugins(&registry)
+    );
 
     let report = diff(&samples, &actual, &expected);
     if report.mismatches == 0 {
@@ -54,12 +58,35 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
         return Ok(());
     }
     print!("{}", report.text);
+    if let Some(changed) = changed_plugin(&registry, &args.env, &expected) {
+        eprintln!("{changed}");
+    }
     Err(Failure::CheckFailed(format!(
         "check failed: {} of {} lines differ from {}",
         report.mismatches,
         actual.len().max(expected.len()),
         args.expected.display()
     )))
+}
+
+/// When the expected lines were scored by another version of the plugin being checked
+/// (their `details.plugin_sha256`), says so: the likely cause of the diff.
+fn changed_plugin(registry: &Registry, env: &str, expected: &[NumberedSample]) -> Option<String> {
+    let listing = registry.listing(env)?;
+    let now = listing.sha256.as_deref()?;
+    let before = expected.iter().find_map(|e| {
+        let sha = e
+            .sample
+            .value()
+            .pointer("/details/plugin_sha256")?
+            .as_str()?;
+        (sha != now).then(|| sha.to_owned())
+    })?;
+    Some(format!(
+        "plugin `{env}` changed: the expected results were scored by sha256 {before}, \
+         this run by sha256 {now} ({})",
+        listing.origin
+    ))
 }
 
 struct DiffReport {

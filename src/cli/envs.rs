@@ -1,11 +1,10 @@
-//! `cascade envs`: every environment and verifier plugin linked into this binary.
+//! `cascade envs`: every environment and verifier linked into this binary, and every
+//! plugin loaded at run time (with its kind, path and sha256).
 
-use cascade_envs::Registry;
+use super::{Failure, Plugins};
 
-use super::Failure;
-
-pub fn run() -> Result<(), Failure> {
-    let registry = Registry::discover().map_err(Failure::usage)?;
+pub fn run(plugins: &Plugins) -> Result<(), Failure> {
+    let registry = plugins.registry(&[])?;
     let listings = registry.listings();
     let width = listings
         .iter()
@@ -14,14 +13,17 @@ pub fn run() -> Result<(), Failure> {
         .unwrap_or(4)
         .max(4);
     println!(
-        "{:<width$}  {:<11}  {:<22}  description",
+        "{:<width$}  {:<13}  {:<22}  description",
         "name", "kind", "from"
     );
     for l in listings {
         println!(
-            "{:<width$}  {:<11}  {:<22}  {}",
+            "{:<width$}  {:<13}  {:<22}  {}",
             l.name, l.kind, l.origin, l.description
         );
+        if let Some(sha) = &l.sha256 {
+            println!("{:<width$}  {:<13}  sha256 {sha}", "", "");
+        }
     }
     Ok(())
 }

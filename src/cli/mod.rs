@@ -7,7 +7,9 @@ mod batch;
 mod bench_grpo;
 #[cfg(feature = "train")]
 mod bench_model;
+mod bench_plugins;
 mod bench_serve;
+mod build_plugin;
 mod check;
 mod envs;
 mod exit;
@@ -20,7 +22,10 @@ mod summary;
 #[cfg(feature = "train")]
 mod train;
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use cascade_envs::Registry;
 
 use clap::{Parser, Subcommand};
 
@@ -33,6 +38,10 @@ pub use exit::Failure;
     about = "Verifiable-reward environments and the Cascade RL loop"
 )]
 struct Cli {
+    /// A folder (or file) of verifier plugins: `name.py`, `name.wasm`, `name.toml`
+    /// (repeatable; also `CASCADE_PLUGINS`, a path list).
+    #[arg(long = "plugins", value_name = "DIR", global = true)]
+    plugins: Vec<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -45,12 +54,16 @@ enum Command {
     Check(check::CheckArgs),
     /// List every environment and verifier plugin, with where it came from.
     Envs,
+    /// Compile a C or C++ verifier plugin to a WASM plugin (`name.wasm`).
+    BuildPlugin(build_plugin::BuildPluginArgs),
     /// Write a reproducible IF-RL prompt set (IFEval JSONL layout).
     GenIfeval(gen_ifeval::GenIfevalArgs),
     /// Write reproducible workplace tool-use tasks (NeMo Gym's row layout).
     GenWorkplace(gen_workplace::GenWorkplaceArgs),
     /// Serve every environment over HTTP: batch, NeMo Gym and OpenRLHF protocols.
     Serve(serve::ServeArgs),
+    /// One reward function as a Python plugin, in-process Python (TRL/verl) and Rust.
+    BenchPlugins(bench_plugins::BenchPluginsArgs),
     /// Load-test `cascade serve` on loopback against `cascade score` on the same samples.
     BenchServe(bench_serve::BenchServeArgs),
     /// Run a Cascade recipe stage by stage: checkpoints, evals, plots.
@@ -74,16 +87,19 @@ pub fn run() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    let plugins = Plugins::new(cli.plugins);
     let result = match cli.command {
-        Command::Score(args) => score::run(args),
-        Command::Check(args) => check::run(args),
-        Command::Envs => envs::run(),
+        Command::Score(args) => score::run(args, &plugins),
+        Command::Check(args) => check::run(args, &plugins),
+        Command::Envs => envs::run(&plugins),
+        Command::BuildPlugin(args) => build_plugin::run(args),
         Command::GenIfeval(args) => gen_ifeval::run(args),
         Command::GenWorkplace(args) => gen_workplace::run(args),
-        Command::Serve(args) => serve::run(args),
+        Command::Serve(args) => serve::run(args, &plugins),
         Command::BenchServe(args) => bench_serve::run(args),
+        Command::BenchPlugins(args) => bench_plugins::run(args),
         #[cfg(feature = "train")]
-        Command::Train(args) => train::run(args),
+        Command::Train(args) => train::run(args, &plugins),
         #[cfg(feature = "train")]
         Command::BenchGrpo(args) => bench_grpo::run(args),
         #[cfg(feature = "train")]
@@ -92,5 +108,27 @@ pub fn run() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => failure.report(),
+    }
+}
+
+/// The plugin paths of this run: `--plugins`, then `CASCADE_PLUGINS`.
+pub struct Plugins {
+    paths: Vec<PathBuf>,
+}
+
+impl Plugins {
+    fn new(mut paths: Vec<PathBuf>) -> Self {
+        if let Some(list) = std::env::var_os("CASCADE_PLUGINS") {
+            paths.extend(std::env::split_paths(&list).filter(|p| !p.as_os_str().is_empty()));
+        }
+        Self { paths }
+    }
+
+    /// Every built-in environment plus these plugins and `more` (a recipe's); a
+    /// plugin that fails to load is unusable input (exit 2).
+    pub fn registry(&self, more: &[PathBuf]) -> Result<Registry, Failure> {
+        let mut all = self.paths.clone();
+        all.extend_from_slice(more);
+        Registry::discover_with_plugins(&all).map_err(Failure::usage)
     }
 }

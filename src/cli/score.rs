@@ -14,7 +14,7 @@ use cascade_envs::ResultLine;
 use super::batch::score_all;
 use super::jsonl::read_samples;
 use super::summary::Summary;
-use super::Failure;
+use super::{Failure, Plugins};
 
 #[derive(Args)]
 pub struct ScoreArgs {
@@ -35,12 +35,13 @@ pub struct ScoreArgs {
     pub config: Vec<String>,
 }
 
-pub fn run(args: ScoreArgs) -> Result<(), Failure> {
-    let env = build_env(&args.env, &args.config, &args.input)?;
+pub fn run(args: ScoreArgs, plugins: &Plugins) -> Result<(), Failure> {
+    let registry = plugins.registry(&[])?;
+    let env = build_env(&registry, &args.env, &args.config, &args.input)?;
     let samples = read_samples(&args.input).map_err(Failure::usage)?;
     let started = Instant::now();
     let results = score_all(env.as_ref(), &samples, args.jobs)?;
-    let summary = Summary::new(&args.env, &results, started.elapsed());
+    let summary = Summary::new(&args.env, &results, started.elapsed()).with_plugins(&registry);
     match &args.output {
         Some(path) => write_atomically(path, &results)?,
         None => {
@@ -55,11 +56,11 @@ pub fn run(args: ScoreArgs) -> Result<(), Failure> {
 /// Builds the named environment. Relative paths inside samples (e.g. `swe`'s `repo`)
 /// resolve against the input file's folder.
 pub fn build_env(
+    registry: &Registry,
     name: &str,
     pairs: &[String],
     input: &Path,
 ) -> Result<Box<dyn Environment>, Failure> {
-    let registry = Registry::discover().map_err(Failure::usage)?;
     let dir = input
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

@@ -5,11 +5,11 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use cascade_envs::{EnvConfig, Registry};
+use cascade_envs::EnvConfig;
 use cascade_server::{AppState, ServerConfig};
 use clap::Args;
 
-use super::Failure;
+use super::{Failure, Plugins};
 
 #[derive(Args)]
 pub struct ServeArgs {
@@ -40,9 +40,9 @@ pub struct ServeArgs {
     pub max_body_bytes: usize,
 }
 
-pub fn run(args: ServeArgs) -> Result<(), Failure> {
+pub fn run(args: ServeArgs, plugins: &Plugins) -> Result<(), Failure> {
     let config = server_config(&args)?;
-    let registry = Registry::discover().map_err(Failure::usage)?;
+    let registry = plugins.registry(&[])?;
     let state = AppState::new(config, registry).map_err(Failure::usage)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
-use cascade_envs::Reward;
+use cascade_envs::{Registry, Reward};
 
 use cascade_envs::ResultLine;
 
@@ -14,6 +14,8 @@ pub struct Summary {
     pub mean_reward: f64,
     pub outcomes: BTreeMap<String, usize>,
     pub elapsed: Duration,
+    /// `plugin NAME: KIND PATH sha256 HEX` for the scored plugin and those it uses.
+    pub plugins: Vec<String>,
 }
 
 impl Summary {
@@ -37,7 +39,31 @@ impl Summary {
             },
             outcomes,
             elapsed,
+            plugins: Vec::new(),
         }
+    }
+
+    /// Names the plugin scored (and every plugin it uses) with its sha256, so that a
+    /// changed plugin is visible in the summary.
+    pub fn with_plugins(mut self, registry: &Registry) -> Self {
+        let mut pending = vec![self.env.clone()];
+        while let Some(name) = pending.pop() {
+            let Some(listing) = registry.listing(&name) else {
+                continue;
+            };
+            if let (Some(path), Some(sha)) = (&listing.path, &listing.sha256) {
+                let line = format!(
+                    "plugin {name}: {} {} sha256 {sha}",
+                    listing.kind,
+                    path.display()
+                );
+                if !self.plugins.contains(&line) {
+                    self.plugins.push(line);
+                    pending.extend(listing.uses.iter().cloned());
+                }
+            }
+        }
+        self
     }
 
     pub fn throughput(&self) -> f64 {
@@ -61,6 +87,9 @@ impl fmt::Display for Summary {
             self.elapsed.as_secs_f64(),
             self.throughput()
         )?;
+        for line in &self.plugins {
+            writeln!(f, "  {line}")?;
+        }
         for (outcome, n) in &self.outcomes {
             writeln!(f, "  {outcome:<16} {n}")?;
         }

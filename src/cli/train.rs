@@ -4,11 +4,10 @@
 
 use std::path::PathBuf;
 
-use cascade_envs::Registry;
 use cascade_trainer::recipe::Recipe;
 use cascade_trainer::runner::{self, Resume, RunError, RunOptions};
 
-use super::Failure;
+use super::{Failure, Plugins};
 
 #[derive(clap::Args)]
 pub struct TrainArgs {
@@ -26,9 +25,15 @@ pub struct TrainArgs {
     from: Option<String>,
 }
 
-pub fn run(args: TrainArgs) -> Result<(), Failure> {
+pub fn run(args: TrainArgs, plugins: &Plugins) -> Result<(), Failure> {
     let recipe = Recipe::load(&args.recipe).map_err(Failure::usage)?;
-    let registry = Registry::discover().map_err(Failure::usage)?;
+    let recipe_plugins: Vec<PathBuf> = recipe
+        .run
+        .plugins
+        .iter()
+        .map(|p| recipe.resolve(p))
+        .collect();
+    let registry = plugins.registry(&recipe_plugins)?;
     let output = match (&args.output, &recipe.run.output) {
         (Some(o), _) => o.clone(),
         (None, Some(o)) => recipe.resolve(o),

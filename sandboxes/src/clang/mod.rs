@@ -152,6 +152,16 @@ impl Clang {
         Ok(compiled)
     }
 
+    /// Compiles `source` into the bytes of a wasm32-wasi module (a WASI command), for
+    /// a file that outlives the process: a WASM verifier plugin.
+    pub fn compile_module(
+        &self,
+        language: CLanguage,
+        source: &str,
+    ) -> Result<Result<Vec<u8>, CompileError>, SandboxError> {
+        confine::compile(&self.args(language), language, source, &self.limits)
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Compiled>> {
         self.cache.lock().unwrap_or_else(|p| p.into_inner())
     }

@@ -105,6 +105,10 @@ pub struct RunSettings {
     /// libtorch intra-op threads (default: libtorch's choice). Tiny models on a
     /// busy CPU run far faster with 1: their ops are too small to split.
     pub threads: Option<i32>,
+    /// Plugin folders or files (relative to the recipe), loaded with those named by
+    /// `--plugins` and `CASCADE_PLUGINS`.
+    #[serde(default)]
+    pub plugins: Vec<String>,
 }
 
 fn default_eval_tokens() -> usize {

@@ -64,6 +64,7 @@ use serde_json::Value;
 pub use extract::{document_text, strip_thinking};
 pub use strict::strictify;
 pub use tool_call::FunctionCall;
+pub use validate::{prepare_schema, validate, Prepared};
 
 use crate::Reward;
 
