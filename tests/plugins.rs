@@ -299,6 +299,13 @@ def verify(sample):
         print("x" * 100_000_000)
     if kind == "object":
         return object()
+    if kind == "files":
+        held = [open(__file__) for _ in range(100_000)]
+    if kind == "recurse":
+        sys.setrecursionlimit(10**8)
+        def down(n):
+            return down(n + 1) + 1
+        return down(0)
     return len(sample["response"]) / 10
 "#;
 
@@ -313,7 +320,7 @@ fn failures_while_scoring_are_reward_zero_with_the_reason_and_nothing_is_lost() 
     std::fs::write(plugins.join("failing.toml"), manifest).unwrap();
     let kinds = [
         "ok", "raise", "ok", "spin", "ok", "memory", "string", "nan", "none", "key", "exit",
-        "print", "object", "ok",
+        "print", "object", "files", "recurse", "ok",
     ];
     let input: String = kinds
         .iter()
@@ -357,6 +364,11 @@ fn failures_while_scoring_are_reward_zero_with_the_reason_and_nothing_is_lost() 
     assert!(error(9).contains("unknown key `score`"), "{}", error(9));
     assert!(error(10).contains("exited with code 3"), "{}", error(10));
     assert!(error(12).contains("object"), "{}", error(12));
+    assert!(error(13).contains("open-files"), "{}", error(13));
+    // Deep recursion ends in whichever limit it meets first: the stack, or the fuel.
+    let recursion = error(14);
+    let limits = ["crashed", "Recursion", "time limit", "memory"];
+    assert!(limits.iter().any(|w| recursion.contains(w)), "{recursion}");
     assert!(
         results[kinds.len()]["details"]["error"].is_string(),
         "the malformed sample"

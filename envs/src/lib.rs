@@ -14,12 +14,14 @@
 //! Adding an environment is one file in `src/` (the type, its config and an
 //! `inventory::submit!` of an [`EnvPlugin`]) plus its `mod` line below. Crates outside
 //! this one register the same way, without editing it (see `examples/plugin-verifier`).
+//! Users add verifiers without Rust: [`plugins`] loads Python, WASM and declarative
+//! TOML plugins from files at run time ([`Registry::discover_with_plugins`]).
 //!
 //! ## What this crate may not do
 //! - It never trains and never knows who consumes rewards (the CLI, a service, the
 //!   trainer): it only produces them.
-//! - It runs no untrusted code itself: model programs only ever run inside
-//!   `cascade-sandboxes`.
+//! - It runs no untrusted code itself: model programs and plugins (Python, WASM) only
+//!   ever run inside `cascade-sandboxes`.
 //! - It never panics or aborts a batch on a bad sample: that sample gets reward 0 and
 //!   `details.error` naming what was wrong. Consumers score through [`scoring`], which
 //!   holds every environment (built-in or plugin) to that promise.

@@ -158,3 +158,28 @@ def test_threads_score_concurrently_with_the_same_results():
     for t in threads:
         t.join()
     assert outputs == [expected] * 8
+
+
+def test_plugins_in_cascade_plugins_score_as_the_cli_does():
+    """A run-time plugin (CASCADE_PLUGINS) scores from Python to the CLI's bytes."""
+    import os
+    from pathlib import Path
+
+    plugins = Path(__file__).resolve().parents[2] / "examples" / "plugins"
+    samples = plugins / "samples.jsonl"
+    env = dict(os.environ, CASCADE_PLUGINS=str(plugins))
+    script = (
+        "import json, sys, cascade_rewards as cr\n"
+        "lines = open(sys.argv[1]).read().splitlines()\n"
+        "print(cr.envs()['math_brevity']['kind'])\n"
+        "print('\\n'.join(cr.score_lines('math_brevity', lines, jobs=2)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(samples)], capture_output=True, text=True, env=env, check=True
+    ).stdout.splitlines()
+    assert out[0] == "python plugin"
+    cli = subprocess.run(
+        [cascade_bin(), "score", "--plugins", str(plugins), "--env", "math_brevity", "--input", str(samples)],
+        capture_output=True, text=True, check=True,
+    ).stdout.splitlines()
+    assert out[1:] == cli

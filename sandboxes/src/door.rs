@@ -140,6 +140,9 @@ fn restart_budget(caller: &mut Caller<'_, GuestState>, door: &Door) -> wasmtime:
     let spent = state.fuel_budget.saturating_sub(remaining);
     state.fuel_budget = spent.saturating_add(door.call_fuel);
     state.slept_past_limit = false;
+    // A refusal in an earlier call (a MemoryError the guest caught) is not this
+    // call's: only a refusal during this call makes its failure a memory limit.
+    state.limiter.refused = false;
     caller.set_fuel(door.call_fuel)?;
     caller
         .as_context_mut()
