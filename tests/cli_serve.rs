@@ -124,3 +124,44 @@ fn sigterm_drains_in_flight_requests_and_exits_zero() {
         .unwrap();
     assert!(rest.contains("drained"), "{rest}");
 }
+
+#[test]
+fn run_time_plugins_are_served_on_the_batch_gym_and_openrlhf_routes() {
+    let plugins = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/plugins");
+    let (mut child, addr) = serve(&["--addr", "127.0.0.1:0", "--jobs", "2", "--plugins", plugins]);
+    let body = r#"{"env":"math_brevity","samples":[
+        {"id":"a","answer":"7","response":"7"},{"id":"b","answer":"7","response":"8"}]}"#;
+    let reply = post(&addr, "/v1/score", body);
+    let json = |reply: &str| -> serde_json::Value {
+        serde_json::from_str(&reply[reply.find("\r\n\r\n").unwrap() + 4..]).unwrap()
+    };
+    let results = json(&reply)["results"].clone();
+    assert_eq!(results[0]["reward"], 1.0, "{reply}");
+    assert_eq!(results[1]["reward"], 0.0, "{reply}");
+    assert!(results[0]["details"]["plugin_sha256"].is_string());
+    // NeMo Gym's /verify: the row, its prompt and a Responses API reply.
+    let gym = serde_json::json!({
+        "answer": "7",
+        "responses_create_params": {"input": [{"role": "user", "content": "3+4="}]},
+        "response": {"id": "r", "created_at": 0.0, "model": "m", "object": "response",
+            "parallel_tool_calls": true, "tool_choice": "auto", "tools": [],
+            "output": [{"id": "m1", "type": "message", "role": "assistant", "status": "completed",
+                "content": [{"type": "output_text", "text": "It is 7", "annotations": []}]}]}
+    });
+    let reply = post(&addr, "/final_number/verify", &gym.to_string());
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    let verified = json(&reply);
+    assert_eq!(verified["reward"], 1.0, "{verified}");
+    assert_eq!(verified["details"]["reward_components"]["answer"], 1.0);
+    // OpenRLHF's remote reward: queries, prompts and labels (the answers).
+    let rm = r#"{"query": ["3+4= 7", "3+4= 9"], "prompts": ["3+4="], "labels": ["7", "7"]}"#;
+    let rm = rm.replace(r#"["3+4="]"#, r#"["3+4=", "3+4="]"#);
+    let reply = post(&addr, "/math_brevity/get_reward", &rm);
+    assert_eq!(
+        json(&reply)["rewards"],
+        serde_json::json!([1.0, 0.0]),
+        "{reply}"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}
