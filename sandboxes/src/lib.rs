@@ -30,7 +30,8 @@
 //! ## What this crate may not do
 //! - It never judges outputs: comparison belongs to `cascade-verifiers`.
 //! - It never lets a guest reach the host: no network, no host files beyond what a run
-//!   is given, no host environment, clock or randomness the host did not decide.
+//!   is given, no host environment, clock or randomness the host did not decide. The
+//!   door ([`door`]) carries bytes only, and only for runs given a door host.
 
 pub mod clang;
 pub mod door;
