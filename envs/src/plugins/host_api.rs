@@ -13,7 +13,8 @@
 //! | `score` | `env`, `sample` | a built-in environment's `{reward, details}` |
 //!
 //! Every op is a bounded, pure check; `score` reaches built-in environments only (never
-//! a plugin, so a plugin cannot wait on itself). Each call costs the guest
+//! a plugin, so a plugin cannot wait on itself, and never `code` or `swe`, whose runs
+//! would cost the host far more than the call's fuel). Each call costs the guest
 //! [`cascade_sandboxes::door::DOOR_CALL_FUEL`] of its time limit.
 
 use std::collections::BTreeMap;
@@ -100,8 +101,19 @@ fn json_schema_op(args: &Map<String, Value>) -> Result<Value, String> {
 
 type Builtins = Mutex<BTreeMap<String, Arc<dyn Environment>>>;
 
+/// Built-in environments that run programs in the sandbox: a door call costs the guest
+/// 1 ms of fuel, and one of these could make the host work for seconds, so a plugin
+/// could buy far more host time than its limit. They are refused.
+const RUN_PROGRAMS: [&str; 2] = ["code", "swe"];
+
 fn score_op(args: &Map<String, Value>) -> Result<Value, String> {
     let name = text(args, "env")?;
+    if RUN_PROGRAMS.contains(&name) {
+        return Err(format!(
+            "`{name}` runs programs and cannot be scored from a plugin (its cost is not \
+             bounded by the plugin's time limit)"
+        ));
+    }
     let sample = args.get("sample").ok_or("`sample` is missing")?;
     let env = builtin(name)?;
     let reward = score_guarded(env.as_ref(), &Sample::new(sample.clone()));
@@ -167,5 +179,10 @@ mod tests {
             .contains("`answer`"));
         assert!(ask(json!([1]))["error"].is_string());
         assert!(ask(json!({"op": "score", "env": "nope", "sample": {}}))["error"].is_string());
+        let code = ask(json!({"op": "score", "env": "code", "sample": {}}));
+        assert!(
+            code["error"].as_str().unwrap().contains("runs programs"),
+            "{code}"
+        );
     }
 }
