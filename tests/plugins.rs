@@ -459,15 +459,17 @@ fn plugins_are_untrusted_and_stay_in_the_sandbox() {
 }
 
 #[test]
-fn numpy_and_the_host_api_are_importable_from_a_plugin() {
+fn numpy_the_host_api_and_async_verify_work_in_a_plugin() {
     let dir = tempfile::tempdir().unwrap();
     let plugins = dir.path().join("plugins");
     std::fs::create_dir(&plugins).unwrap();
     let plugin = r#"
+import asyncio
 import numpy as np
 import cascade_plugin
 
-def verify(sample):
+async def verify(sample):
+    await asyncio.sleep(0)
     ifeval = cascade_plugin.ifeval(sample["response"], ["change_case:english_lowercase"])
     schema = cascade_plugin.json_schema({"a": 1}, {"type": "object", "required": ["a"]})
     same = cascade_plugin.math_equal("0.5", "\\frac{1}{2}")

@@ -84,6 +84,22 @@ random.seed(0)
 _SEEDED = random.getstate()
 
 
+def _run_coroutine(coroutine):
+    """Runs an `async def verify` to completion. WASI has no sockets or threads, so
+    asyncio cannot start an event loop here: the coroutine is driven directly, which
+    serves every await that only yields (`asyncio.sleep(0)`, awaiting other coroutines)."""
+    try:
+        while True:
+            if coroutine.send(None) is not None:
+                coroutine.close()
+                raise RuntimeError(
+                    "verify awaits something that needs an event loop (the sandbox has "
+                    "no sockets, threads or timers)"
+                )
+    except StopIteration as done:
+        return done.value
+
+
 def _answer(verify, request):
     random.setstate(_SEEDED)
     numpy = sys.modules.get("numpy")
@@ -92,6 +108,8 @@ def _answer(verify, request):
     sys.stdout, sys.stderr = io.StringIO(), io.StringIO()
     try:
         value = verify(json.loads(request))
+        if type(value).__name__ == "coroutine":
+            value = _run_coroutine(value)
     except BaseException as e:
         message = "".join(traceback.format_exception_only(e)).strip()
         return json.dumps({"raised": message, "line": _plugin_line(e.__traceback__)})
