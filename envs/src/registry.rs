@@ -164,16 +164,31 @@ impl Registry {
                 .iter()
                 .position(|s| plugins::references(s).iter().all(|r| self.contains(r)))
                 .unwrap_or(0);
-            let source = pending.remove(ready);
-            let loaded = plugins::load(source, &|name| {
+            let source = self.with_used_digests(pending.remove(ready));
+            let loaded = plugins::load(&source, &|name| {
                 self.create(name, &EnvConfig::default()).ok()
             })?;
             self.insert(
-                plugin_listing(source, loaded.description),
+                plugin_listing(&source, loaded.description),
                 plugin_maker(loaded.env),
             )?;
         }
         Ok(())
+    }
+
+    /// A plugin that uses other plugins (a declarative `verifier` component) reports a
+    /// sha256 over its own and theirs, so that a change in any of them shows in its
+    /// results.
+    fn with_used_digests(&self, source: &PluginSource) -> PluginSource {
+        let mut source = source.clone();
+        let used: Vec<&str> = plugins::references(&source)
+            .into_iter()
+            .filter_map(|name| self.listing(name)?.sha256.as_deref())
+            .collect();
+        if !used.is_empty() {
+            source.sha256 = plugins::combined_digest(&source.sha256, &used);
+        }
+        source
     }
 
     /// The listing of `name`, when registered.

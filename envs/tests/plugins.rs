@@ -157,3 +157,30 @@ fn a_plugin_takes_no_settings() {
     let err = registry.create("p", &config).err().unwrap().to_string();
     assert!(err.contains("takes no settings"), "{err}");
 }
+
+#[test]
+fn a_plugin_that_uses_another_reports_a_digest_over_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let uses = "[[component]]\nname = \"a\"\ncheck = \"verifier\"\nverifier = \"inner\"\n";
+    write(dir.path(), "outer.toml", uses);
+    write(
+        dir.path(),
+        "inner.toml",
+        "[[component]]\nname = \"l\"\ncheck = \"length\"\nmax_chars = 3\n",
+    );
+    let digest = || {
+        let registry = Registry::discover_with_plugins(&[dir.path().to_owned()]).unwrap();
+        registry.listing("outer").unwrap().sha256.clone().unwrap()
+    };
+    let before = digest();
+    write(
+        dir.path(),
+        "inner.toml",
+        "[[component]]\nname = \"l\"\ncheck = \"length\"\nmax_chars = 4\n",
+    );
+    assert_ne!(
+        digest(),
+        before,
+        "a change in the used plugin changes the user's digest"
+    );
+}

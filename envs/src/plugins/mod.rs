@@ -89,7 +89,9 @@ pub struct PluginSource {
     /// The file that holds its code (the `.py`, `.wasm` or declarative `.toml`).
     pub path: PathBuf,
     pub manifest: Manifest,
-    /// sha256 (hex) of the manifest, when there is one, then of the code file.
+    /// sha256 (hex) of the manifest, when there is one, then of the code file; for a
+    /// plugin that uses other plugins, of that and their digests (see
+    /// [`combined_digest`]).
     pub sha256: String,
 }
 
@@ -203,6 +205,15 @@ fn digest(manifest: Option<&Path>, code: &Path) -> Result<String, PluginError> {
         hasher.update(&bytes);
     }
     Ok(hex(&hasher.finalize()))
+}
+
+/// The sha256 of a plugin's own digest followed by those of the plugins it uses.
+pub fn combined_digest(own: &str, used: &[&str]) -> String {
+    let mut hasher = Sha256::new();
+    for digest in std::iter::once(own).chain(used.iter().copied()) {
+        hasher.update(digest.as_bytes());
+    }
+    hex(&hasher.finalize())
 }
 
 fn has_extension(path: &Path, extension: &str) -> bool {
