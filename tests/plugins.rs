@@ -243,6 +243,12 @@ fn a_plugin_that_fails_to_load_is_exit_2_naming_the_file_and_line() {
     let toml = "[[component]]\nname = \"a\"\ncheck = \"verifier\"\nverifier = \"nope\"\n";
     let err = refused(&[("ref.toml", toml)]);
     assert!(err.contains("unknown verifier `nope`"), "{err}");
+    let slow = "python = \"slow.py\"\n[limits]\nload_time_s = 0.2\n";
+    let err = refused(&[("slow.toml", slow), ("slow.py", "while True:\n    pass\n")]);
+    assert!(
+        err.contains("loading") && err.contains("time limit (0.2 s)"),
+        "{err}"
+    );
     let err = refused(&[
         ("limits.toml", "python = \"x.py\"\n[limits]\ntime = 1\n"),
         ("x.py", ""),

@@ -170,7 +170,7 @@ impl Registry {
             })?;
             self.insert(
                 plugin_listing(&source, loaded.description),
-                plugin_maker(loaded.env),
+                plugin_maker(loaded.env, source.sha256.clone()),
             )?;
         }
         Ok(())
@@ -256,7 +256,7 @@ fn plugin_listing(source: &PluginSource, description: String) -> Listing {
 }
 
 /// Every `create` of a plugin shares its one loaded instance (its interpreters).
-fn plugin_maker(env: Arc<dyn Environment>) -> MakeEnv {
+fn plugin_maker(env: Arc<dyn Environment>, sha256: String) -> MakeEnv {
     Arc::new(move |config: &EnvConfig| {
         if let Some(key) = config.table.keys().next() {
             return Err(ConfigError::Invalid {
@@ -264,24 +264,38 @@ fn plugin_maker(env: Arc<dyn Environment>) -> MakeEnv {
                 message: format!("a plugin takes no settings (got `{key}`)"),
             });
         }
-        Ok(Box::new(SharedEnv(env.clone())) as Box<dyn Environment>)
+        let plugin = PluginEnv {
+            env: env.clone(),
+            sha256: sha256.clone(),
+        };
+        Ok(Box::new(plugin) as Box<dyn Environment>)
     })
 }
 
-struct SharedEnv(Arc<dyn Environment>);
+/// A loaded plugin as every caller sees it: the sample's common fields checked before
+/// the plugin runs, and each reward stamped with the plugin's sha256
+/// (`details.plugin_sha256`), whatever the plugin's kind.
+struct PluginEnv {
+    env: Arc<dyn Environment>,
+    sha256: String,
+}
 
-impl Environment for SharedEnv {
+impl Environment for PluginEnv {
     fn name(&self) -> &str {
-        self.0.name()
+        self.env.name()
     }
     fn prompt(&self, row: &Sample) -> Result<Vec<ChatMessage>, FieldError> {
-        self.0.prompt(row)
+        self.env.prompt(row)
     }
     fn score(&self, sample: &Sample) -> Reward {
-        self.0.score(sample)
+        let reward = match sample.validate_common() {
+            Err(e) => Reward::error(e.to_string()),
+            Ok(()) => self.env.score(sample),
+        };
+        reward.with("plugin_sha256", self.sha256.clone())
     }
     fn multi_turn(&self) -> Option<&dyn crate::multi_turn::MultiTurnEnvironment> {
-        self.0.multi_turn()
+        self.env.multi_turn()
     }
 }
 

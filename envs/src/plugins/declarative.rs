@@ -110,7 +110,6 @@ struct Component {
 /// A loaded declarative plugin.
 pub struct DeclarativePlugin {
     name: String,
-    sha256: String,
     components: Vec<Component>,
 }
 
@@ -148,7 +147,6 @@ impl DeclarativePlugin {
         }
         Ok(Arc::new(DeclarativePlugin {
             name: source.name.clone(),
-            sha256: source.sha256.clone(),
             components,
         }))
     }
@@ -214,10 +212,9 @@ impl Environment for DeclarativePlugin {
     }
 
     fn score(&self, sample: &Sample) -> Reward {
-        let reward = match sample.validate_common().and_then(|()| sample.response()) {
+        match sample.response() {
             Err(e) => Reward::error(e.to_string()),
             Ok(response) => self.combine(sample, response),
-        };
-        reward.with("plugin_sha256", self.sha256.clone())
+        }
     }
 }

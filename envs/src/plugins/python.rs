@@ -29,7 +29,6 @@ pub struct PythonPlugin {
     name: String,
     /// The module docstring's first paragraph.
     doc: String,
-    sha256: String,
     limits: ResidentLimits,
     pool: ResidentPool,
 }
@@ -49,7 +48,6 @@ impl PythonPlugin {
         Ok(Arc::new(PythonPlugin {
             name: source.name.clone(),
             doc,
-            sha256: source.sha256.clone(),
             limits,
             pool,
         }))
@@ -80,11 +78,7 @@ impl Environment for PythonPlugin {
     }
 
     fn score(&self, sample: &Sample) -> Reward {
-        let reward = match sample.validate_common() {
-            Err(e) => Reward::error(e.to_string()),
-            Ok(()) => self.call(sample),
-        };
-        reward.with("plugin_sha256", self.sha256.clone())
+        self.call(sample)
     }
 }
 
@@ -155,7 +149,7 @@ impl Starter {
             }
             ResidentError::Ended(run) => PluginError::new(
                 path,
-                format!("loading {}", ended_reason(&run, &self.limits.call)),
+                format!("loading: {}", ended_reason(&run, &self.limits.load)),
             ),
             other => PluginError::new(path, other.to_string()),
         }

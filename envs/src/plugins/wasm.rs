@@ -25,7 +25,6 @@ const GRANTED: &str = "wasi_snapshot_preview1";
 /// A loaded WASM plugin.
 pub struct WasmPlugin {
     name: String,
-    sha256: String,
     program: WasmProgram,
     limits: Limits,
 }
@@ -53,7 +52,6 @@ impl WasmPlugin {
         let l = &source.manifest.limits;
         Ok(Arc::new(WasmPlugin {
             name: source.name.clone(),
-            sha256: source.sha256.clone(),
             program,
             limits: Limits::new(l.time_s, l.memory_mb),
         }))
@@ -90,10 +88,6 @@ impl Environment for WasmPlugin {
     }
 
     fn score(&self, sample: &Sample) -> Reward {
-        let reward = match sample.validate_common() {
-            Err(e) => Reward::error(e.to_string()),
-            Ok(()) => self.call(sample),
-        };
-        reward.with("plugin_sha256", self.sha256.clone())
+        self.call(sample)
     }
 }
