@@ -8,7 +8,9 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use cascade_trainer::device::DeviceChoice;
+use cascade_trainer::logprobs::{Activations, LogitBudget, PassMemory};
 use cascade_trainer::model::ModelConfig;
+use cascade_trainer::step_memory::{measure_step, StepShape};
 use cascade_trainer::throughput::{measure, measure_multi_turn, MultiTurnShape, QWEN25_05B_CONFIG};
 
 use super::Failure;
@@ -40,6 +42,21 @@ pub struct BenchModelArgs {
     /// 1 in this many token ids ends a turn, so turns are ragged (with --turns).
     #[arg(long, default_value_t = 64)]
     mean_turn_len: usize,
+    /// Instead: one GRPO training step on synthetic responses of --new-tokens
+    /// tokens (no sampling), with its peak resident memory. Run one setting per
+    /// process: the peak never goes down.
+    #[arg(long)]
+    train_step: bool,
+    /// With --train-step: MiB of logits per chunk (the recipes' `logit_chunk_mb`).
+    #[arg(long, default_value_t = LogitBudget::DEFAULT_MB, conflicts_with = "whole_logits")]
+    logit_chunk_mb: usize,
+    /// With --train-step: the whole response's logits at once (no chunking).
+    #[arg(long)]
+    whole_logits: bool,
+    /// With --train-step: recompute each layer in the backward pass (activation
+    /// checkpointing).
+    #[arg(long)]
+    recompute: bool,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -63,6 +80,9 @@ pub fn run(args: BenchModelArgs) -> Result<(), Failure> {
         .resolve()
         .context("--device cuda: libtorch sees no GPU")
         .map_err(Failure::usage)?;
+    if args.train_step {
+        return train_step(config, device, &args);
+    }
     if args.turns > 0 {
         let shape = MultiTurnShape {
             batch: args.batch,
@@ -90,6 +110,40 @@ pub fn run(args: BenchModelArgs) -> Result<(), Failure> {
         args.peak_flops,
     )
     .map_err(|e| Failure::Other(e.into()))?;
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&report).unwrap_or_default()
+    );
+    Ok(())
+}
+
+/// `--train-step`: one GRPO step's time and peak memory.
+fn train_step(
+    config: ModelConfig,
+    device: tch::Device,
+    args: &BenchModelArgs,
+) -> Result<(), Failure> {
+    let (logits, chunk_mb) = match args.whole_logits {
+        true => (LogitBudget::unlimited(), None),
+        false => (
+            LogitBudget::megabytes(args.logit_chunk_mb),
+            Some(args.logit_chunk_mb),
+        ),
+    };
+    let memory = PassMemory {
+        logits,
+        activations: match args.recompute {
+            true => Activations::Recompute,
+            false => Activations::Keep,
+        },
+    };
+    let shape = StepShape {
+        rows: args.batch,
+        prompt_len: args.prompt_len,
+        response_len: args.new_tokens,
+    };
+    let report = measure_step(config, device, shape, memory, chunk_mb, args.peak_flops)
+        .map_err(|e| Failure::Other(e.into()))?;
     println!(
         "{}",
         serde_json::to_string_pretty(&report).unwrap_or_default()

@@ -20,6 +20,7 @@ pub mod recipe;
 pub mod runner;
 pub mod sampling;
 pub mod sft;
+pub mod step_memory;
 pub mod throughput;
 pub mod tokenizer;
 pub mod toy;

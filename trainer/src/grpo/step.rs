@@ -10,10 +10,9 @@ use serde::Deserialize;
 use tch::{Kind, Tensor};
 
 use super::{group_advantages, policy_loss, AdvantageOptions, GroupAdvantages, PolicyLossOptions};
-use crate::device::with_autocast;
 use crate::logprobs::{
-    frozen_pass, micro_batches, token_logprobs_at, token_logprobs_grouped_at, SamplingDistribution,
-    SequenceBatch,
+    backward_by_chunks, frozen_pass, micro_batches, token_logprobs_at, PassMemory, PromptPass,
+    SamplingDistribution, SequenceBatch,
 };
 use crate::model::Transformer;
 use crate::optim::AdamW;
@@ -46,6 +45,8 @@ pub struct GrpoConfig {
     pub micro_batch: usize,
     /// Global gradient-norm clip; 0 disables.
     pub max_grad_norm: f64,
+    /// What the training pass holds at once (see [`PassMemory`]).
+    pub memory: PassMemory,
 }
 
 /// Figures of one step, written to `metrics.jsonl`.
@@ -435,7 +436,8 @@ struct LossInputs<'a> {
 }
 
 /// The loss of `batch` (rows of `scored`, masked by `loss.mask`), backpropagated
-/// micro-batch by micro-batch; gradients accumulate in the policy's parameters.
+/// micro-batch by micro-batch, and within one in chunks of the response
+/// (`cfg.memory`); gradients accumulate in the policy's parameters.
 fn backward_pass(
     policy: &Transformer,
     batch: &SequenceBatch,
@@ -446,46 +448,41 @@ fn backward_pass(
     let n = scored.rewards.len() as i64;
     // Micro-batches of whole groups let each prompt run once for its group.
     let group = cfg.group_size.max(1) as i64;
-    let shared = cfg.micro_batch.max(1) as i64 % group == 0;
+    let prompts = if cfg.micro_batch.max(1) as i64 % group == 0 {
+        PromptPass::SharedByGroup(group)
+    } else {
+        PromptPass::PerRow
+    };
     // The distribution the tokens were drawn from: training differentiates it, so the
     // update is on-policy at any temperature and top-p (ratio 1, drift = rounding).
     let dist = SamplingDistribution::of(&cfg.sampling);
     let mut figures = PassFigures::default();
     for (start_row, len) in micro_batches(n, cfg.micro_batch) {
         let part = batch.rows(start_row, len);
-        let view = part.view();
-        let part_loss = with_autocast(policy.device(), || {
-            let (logp, entropy) = if shared {
-                token_logprobs_grouped_at(policy, &view, group, dist)
-            } else {
-                token_logprobs_at(policy, &view, dist)
-            };
-            let mask = loss.mask.narrow(0, start_row, len);
+        let rows = |t: &Tensor| t.narrow(0, start_row, len);
+        let mask = rows(loss.mask);
+        let sampled = rows(&scored.generation.sampling_logprobs);
+        let reference = scored.ref_logp.as_ref().map(rows);
+        let advantages = rows(loss.advantages);
+        backward_by_chunks(policy, &part.view(), prompts, dist, cfg.memory, |chunk| {
+            let mask = chunk.columns(&mask);
             let valid = mask.to_kind(Kind::Float);
             figures.entropy_sum +=
-                f64::try_from((entropy * &valid).sum(Kind::Float)).unwrap_or(0.0);
-            let sampled = scored
-                .generation
-                .sampling_logprobs
-                .narrow(0, start_row, len);
-            let drift = ((logp.detach() - sampled).abs() * &valid).max();
+                f64::try_from((&chunk.entropy * &valid).sum(Kind::Float)).unwrap_or(0.0);
+            let drift = ((chunk.logp.detach() - chunk.columns(&sampled)).abs() * &valid).max();
             figures.drift_max = figures
                 .drift_max
                 .max(f64::try_from(drift).unwrap_or(f64::NAN));
-            let ref_part = scored
-                .ref_logp
-                .as_ref()
-                .map(|r| r.narrow(0, start_row, len));
+            let reference = reference.as_ref().map(|r| chunk.columns(r));
             policy_loss(
-                &logp,
+                &chunk.logp,
                 None,
-                ref_part.as_ref(),
-                &loss.advantages.narrow(0, start_row, len),
+                reference.as_ref(),
+                &advantages,
                 &mask,
                 loss.opts,
             )
         });
-        part_loss.backward();
         figures.train_tokens += part.valid_tokens();
     }
     figures

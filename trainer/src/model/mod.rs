@@ -17,7 +17,7 @@ use tch::{Device, Kind, Tensor};
 use thiserror::Error;
 
 pub use config::{Family, ModelConfig};
-pub use kv_cache::KvCache;
+pub use kv_cache::{KvCache, LayerCache};
 use layers::{Attention, DecoderLayer, Mlp, RmsNorm, Rope};
 
 /// Files copied next to the weights when saving, so the checkpoint is complete.
@@ -59,6 +59,56 @@ pub enum ModelError {
     UnexpectedTensor(String),
     #[error("torch error in {context}: {message}")]
     Torch { context: String, message: String },
+}
+
+/// The attention mask `[B, 1, T, S]` and rotary tables of one pass, shared by its
+/// layers.
+struct LayerContext {
+    mask: Tensor,
+    cos: Tensor,
+    sin: Tensor,
+}
+
+impl LayerContext {
+    fn run(&self, layer: &DecoderLayer, h: &Tensor, cache: Option<&mut LayerCache>) -> Tensor {
+        layer.forward(h, &self.cos, &self.sin, &self.mask, cache)
+    }
+}
+
+/// A trunk pass that kept only each layer's input (activation checkpointing): the
+/// backward pass runs one layer at a time, recomputing its activations from its input,
+/// so at most one layer's activations exist at once, for one more forward pass.
+pub struct RecomputedTrunk<'m> {
+    model: &'m Transformer,
+    /// The final hidden states `[B, T, H]`; their graph reaches back only to the
+    /// last layer's output.
+    pub hidden: Tensor,
+    embedded: Tensor,
+    layer_inputs: Vec<Tensor>,
+    last: Tensor,
+    context: LayerContext,
+}
+
+impl RecomputedTrunk<'_> {
+    /// Backpropagates through the layers and the embedding, after the gradient of the
+    /// loss has reached [`RecomputedTrunk::hidden`] (a `backward` through it).
+    /// Gradients accumulate in the model's parameters. Run it under the same autocast
+    /// as the forward pass, so the recomputation rounds alike.
+    pub fn backward_layers(self) {
+        let mut grad = self.last.grad();
+        if !grad.defined() {
+            return;
+        }
+        let layers = self.model.layers.iter().zip(&self.layer_inputs).rev();
+        for (layer, input) in layers {
+            let input = input.detach().set_requires_grad(true);
+            let out = self.context.run(layer, &input, None);
+            // d/dx Σ(out · g) = the layer's vector-Jacobian product with g.
+            (out * &grad).sum(Kind::Float).backward();
+            grad = input.grad();
+        }
+        (self.embedded * grad).sum(Kind::Float).backward();
+    }
 }
 
 /// A loaded model: config, parameters and the layer structure over them.
@@ -267,8 +317,35 @@ impl Transformer {
         valid: &Tensor,
         cache: Option<&mut KvCache>,
     ) -> Tensor {
-        let t = ids.size()[1];
-        let (full_valid, past) = match cache.as_ref().and_then(|c| c.key_valid.as_ref()) {
+        let past_valid = cache.as_ref().and_then(|c| c.key_valid.as_ref());
+        let (context, full_valid) = self.layer_context(valid, past_valid);
+        let mut h = self.embed(ids);
+        match cache {
+            Some(cache) => {
+                for (layer, lc) in self.layers.iter().zip(cache.layers.iter_mut()) {
+                    h = context.run(layer, &h, Some(lc));
+                }
+                cache.key_valid = Some(full_valid);
+            }
+            None => {
+                for layer in &self.layers {
+                    h = context.run(layer, &h, None);
+                }
+            }
+        }
+        self.norm.forward(&h)
+    }
+
+    /// The token embeddings of `ids`.
+    fn embed(&self, ids: &Tensor) -> Tensor {
+        Tensor::embedding(&self.embed, ids, -1, false, false)
+    }
+
+    /// What every layer needs for `valid` `[B, T]` new positions after the cached
+    /// ones (`past_valid`), and the validity of all of them.
+    fn layer_context(&self, valid: &Tensor, past_valid: Option<&Tensor>) -> (LayerContext, Tensor) {
+        let t = valid.size()[1];
+        let (full_valid, past) = match past_valid {
             Some(prev) => (Tensor::cat(&[prev, valid], 1), prev.size()[1]),
             None => (valid.shallow_clone(), 0),
         };
@@ -288,21 +365,37 @@ impl Transformer {
             .logical_or(&diagonal.unsqueeze(0))
             .unsqueeze(1);
         let (cos, sin) = self.rope.cos_sin(&positions, self.kind);
-        let mut h = Tensor::embedding(&self.embed, ids, -1, false, false);
-        match cache {
-            Some(cache) => {
-                for (layer, lc) in self.layers.iter().zip(cache.layers.iter_mut()) {
-                    h = layer.forward(&h, &cos, &sin, &mask, Some(lc));
-                }
-                cache.key_valid = Some(full_valid);
+        (LayerContext { mask, cos, sin }, full_valid)
+    }
+
+    /// [`Transformer::forward_hidden`] without a cache, keeping only each layer's input
+    /// for the backward pass, which recomputes the layer (activation checkpointing;
+    /// see [`RecomputedTrunk`]).
+    pub fn forward_hidden_recomputed(&self, ids: &Tensor, valid: &Tensor) -> RecomputedTrunk<'_> {
+        let (context, _) = self.layer_context(valid, None);
+        let embedded = self.embed(ids);
+        let mut layer_inputs = Vec::with_capacity(self.layers.len());
+        let mut h = embedded.detach();
+        tch::no_grad(|| {
+            for layer in &self.layers {
+                let next = context.run(layer, &h, None);
+                layer_inputs.push(std::mem::replace(&mut h, next));
             }
-            None => {
-                for layer in &self.layers {
-                    h = layer.forward(&h, &cos, &sin, &mask, None);
-                }
-            }
+        });
+        let last = h.set_requires_grad(true);
+        RecomputedTrunk {
+            model: self,
+            hidden: self.norm.forward(&last),
+            embedded,
+            layer_inputs,
+            last,
+            context,
         }
-        self.norm.forward(&h)
+    }
+
+    /// Rows of the output head: the size of the logits' last dimension.
+    pub fn vocab_size(&self) -> i64 {
+        self.lm_head.size()[0]
     }
 
     /// Logits over the vocabulary for hidden states `[.., H]`.

@@ -13,9 +13,10 @@ use std::time::Instant;
 use tch::{Device, Kind, Tensor};
 
 use super::loss::{mopd_advantage, mopd_loss, truncated_weights, WeightGate};
-use super::tempered::tempered_logprobs;
-use crate::device::with_autocast;
-use crate::logprobs::{frozen_pass, micro_batches, SequenceBatch};
+use super::tempered::{tempered, tempered_logprobs};
+use crate::logprobs::{
+    backward_by_chunks, frozen_pass, micro_batches, PassMemory, PromptPass, SequenceBatch,
+};
 use crate::model::{ModelError, Transformer};
 use crate::optim::AdamW;
 use crate::sampling::multi_turn::{generate_episodes, Episode, TurnLimits};
@@ -28,6 +29,8 @@ pub struct MopdConfig {
     pub micro_batch: usize,
     pub max_grad_norm: f64,
     pub gate: WeightGate,
+    /// What the training pass holds at once (see [`PassMemory`]).
+    pub memory: PassMemory,
 }
 
 /// The teachers of a stage: a checkpoint folder per domain, loaded on demand.
@@ -242,8 +245,9 @@ struct PassFigures {
     train_tokens: f64,
 }
 
-/// The MOPD loss of `batch`, backpropagated micro-batch by micro-batch; gradients
-/// accumulate in the student's parameters.
+/// The MOPD loss of `batch`, backpropagated micro-batch by micro-batch, and within
+/// one in chunks of the response (`cfg.memory`); gradients accumulate in the
+/// student's parameters.
 fn backward_pass(
     student: &Transformer,
     generation: &Generation,
@@ -254,29 +258,47 @@ fn backward_pass(
 ) {
     let n = generation.completion_ids.size()[0];
     let num_tokens = trained_tokens(generation, 0..n as usize) as f64;
+    let dist = tempered(cfg.sampling.temperature);
     for (start_row, len) in micro_batches(n, cfg.micro_batch) {
         let part = batch.rows(start_row, len);
-        let view = part.view();
-        let sampling = generation.sampling_logprobs.narrow(0, start_row, len);
-        let teacher = teacher_logp.narrow(0, start_row, len);
+        let rows = |t: &Tensor| t.narrow(0, start_row, len);
+        let sampling = rows(&generation.sampling_logprobs);
+        let teacher = rows(teacher_logp);
         // The student's own tokens: tool results in a conversation are not trained.
-        let trained = generation.completion_trained.narrow(0, start_row, len);
-        let mask = trained.to_kind(Kind::Float);
-        let loss = with_autocast(student.device(), || {
-            let (logp, entropy) = tempered_logprobs(student, &view, cfg.sampling.temperature);
-            figures.entropy_sum += f64::try_from((entropy * &mask).sum(Kind::Float)).unwrap_or(0.0);
+        let trained = rows(&generation.completion_trained);
+        let pass = PromptPass::PerRow;
+        backward_by_chunks(student, &part.view(), pass, dist, cfg.memory, |chunk| {
+            let (sampling, teacher) = (chunk.columns(&sampling), chunk.columns(&teacher));
+            let trained = chunk.columns(&trained);
+            let mask = trained.to_kind(Kind::Float);
+            figures.entropy_sum +=
+                f64::try_from((&chunk.entropy * &mask).sum(Kind::Float)).unwrap_or(0.0);
             tch::no_grad(|| {
                 let first = start_row as usize;
-                measure(&logp, &sampling, &teacher, &mask, cfg.gate, first, figures)
+                measure(
+                    &chunk.logp,
+                    &sampling,
+                    &teacher,
+                    &mask,
+                    cfg.gate,
+                    first,
+                    figures,
+                )
             });
-            mopd_loss(&logp, &sampling, &teacher, &trained, cfg.gate, num_tokens)
+            mopd_loss(
+                &chunk.logp,
+                &sampling,
+                &teacher,
+                &trained,
+                cfg.gate,
+                num_tokens,
+            )
         });
-        loss.backward();
         figures.train_tokens += part.valid_tokens();
     }
 }
 
-/// A micro-batch's advantages and importance weights (rows from `first` on), for the
+/// A chunk's advantages and importance weights (rows from `first` on), added to the
 /// metrics.
 fn measure(
     logp: &Tensor,
@@ -295,7 +317,7 @@ fn measure(
         .into_iter()
         .enumerate()
     {
-        figures.adv_sum[first + k] = v;
+        figures.adv_sum[first + k] += v;
     }
     let w = truncated_weights(logp, sampling, gate);
     figures.weight_sum += f64::try_from((&w * mask).sum(Kind::Double)).unwrap_or(f64::NAN);
@@ -303,7 +325,7 @@ fn measure(
         .into_iter()
         .enumerate()
     {
-        figures.gated[first + k] = v;
+        figures.gated[first + k] += v;
     }
 }
 
@@ -402,6 +424,7 @@ mod tests {
             micro_batch: 8,
             max_grad_norm: 1.0,
             gate: WeightGate::default(),
+            memory: Default::default(),
         };
         let decode = |ids: &[i64]| task.tokenizer.decode(ids).unwrap_or_default();
         let stats = mopd_step(

@@ -25,11 +25,16 @@ pub fn tempered_logprobs(
     batch: &SequenceBatch,
     temperature: f64,
 ) -> (Tensor, Tensor) {
-    let dist = SamplingDistribution {
+    token_logprobs_at(model, batch, tempered(temperature))
+}
+
+/// `softmax(logits / temperature)` without a nucleus; `temperature` ≤ 0 (greedy)
+/// reads the model as is.
+pub fn tempered(temperature: f64) -> SamplingDistribution {
+    SamplingDistribution {
         temperature: if temperature <= 0.0 { 1.0 } else { temperature },
         top_p: 1.0,
-    };
-    token_logprobs_at(model, batch, dist)
+    }
 }
 
 #[cfg(test)]

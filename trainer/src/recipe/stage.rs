@@ -79,6 +79,15 @@ pub struct Rollout {
     /// Rows per forward/backward; 0 = the whole batch at once.
     #[serde(default)]
     pub micro_batch: usize,
+    /// MiB of float32 vocabulary logits a training pass holds at once: longer
+    /// responses are run through the head and the loss in chunks of positions (see
+    /// `logprobs::LogitBudget`; the gradients are the same).
+    #[serde(default = "default_logit_chunk_mb")]
+    pub logit_chunk_mb: usize,
+    /// `"keep"` (default) or `"recompute"`: activation checkpointing, for long
+    /// sequences (see `logprobs::Activations`).
+    #[serde(default)]
+    pub activations: crate::logprobs::Activations,
     /// Multi-turn environments: model turns per conversation (each at most
     /// `max_new_tokens`).
     #[serde(default = "default_max_turns")]
@@ -93,6 +102,10 @@ fn default_max_turns() -> usize {
     8
 }
 
+fn default_logit_chunk_mb() -> usize {
+    crate::logprobs::LogitBudget::DEFAULT_MB
+}
+
 impl Rollout {
     /// A conversation's limits.
     pub fn turn_limits(&self) -> crate::sampling::multi_turn::TurnLimits {
@@ -103,6 +116,14 @@ impl Rollout {
         crate::sampling::multi_turn::TurnLimits {
             max_turns: self.max_turns,
             max_tokens,
+        }
+    }
+
+    /// What a training pass may hold at once.
+    pub fn pass_memory(&self) -> crate::logprobs::PassMemory {
+        crate::logprobs::PassMemory {
+            logits: crate::logprobs::LogitBudget::megabytes(self.logit_chunk_mb.max(1)),
+            activations: self.activations,
         }
     }
 
@@ -191,12 +212,14 @@ fn yes() -> bool {
 
 /// Keys of the stages that sample: on an SFT stage, more likely a stage declared with
 /// the wrong algorithm than a typo, so the refusal says so.
-const SAMPLING_KEYS: [&str; 6] = [
+const SAMPLING_KEYS: [&str; 8] = [
     "group_size",
     "max_new_tokens",
     "temperature",
     "top_p",
     "micro_batch",
+    "logit_chunk_mb",
+    "activations",
     "kl",
 ];
 

@@ -37,6 +37,7 @@ fn grpo_config(stage: &GrpoStage, tokenizer: &TextTokenizer, seed: i64) -> GrpoC
             .rollout
             .micro_batch_rows(stage.common.prompts_per_step),
         max_grad_norm: stage.common.max_grad_norm,
+        memory: stage.rollout.pass_memory(),
     }
 }
 

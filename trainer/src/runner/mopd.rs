@@ -69,6 +69,7 @@ impl AlgorithmStep for MopdStep<'_> {
             micro_batch: stage.rollout.micro_batch_rows(per_step),
             max_grad_norm: stage.common.max_grad_norm,
             gate: WeightGate::default(),
+            memory: stage.rollout.pass_memory(),
         };
         let decode = |ids: &[i64]| input.tokenizer.decode(ids).unwrap_or_default();
         let mut episodes = if any_multi_turn(data, &picks) {

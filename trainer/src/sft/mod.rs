@@ -4,7 +4,9 @@
 
 use tch::{Kind, Tensor};
 
-use crate::logprobs::{token_logprobs, SequenceBatch};
+use crate::logprobs::{
+    backward_by_chunks, PassMemory, PromptPass, SamplingDistribution, SequenceBatch,
+};
 use crate::model::Transformer;
 use crate::optim::AdamW;
 use crate::sampling::PromptBatch;
@@ -62,15 +64,20 @@ pub fn supervised_step(
         completion_valid: &completion_valid,
     };
     optimizer.zero_grad();
-    let (logp, _) = token_logprobs(model, &seq);
     let mask = completion_valid.to_kind(Kind::Float);
     // max(1): a batch of empty targets has no loss rather than a NaN one.
-    let loss = -(logp * &mask).sum(Kind::Float) / mask.sum(Kind::Float).clamp_min(1.0);
-    loss.backward();
+    let denominator = mask.sum(Kind::Float).clamp_min(1.0);
+    let mut loss_sum = 0.0;
+    let (pass, dist) = (PromptPass::PerRow, SamplingDistribution::MODEL);
+    backward_by_chunks(model, &seq, pass, dist, PassMemory::default(), |chunk| {
+        let loss = -(&chunk.logp * chunk.columns(&mask)).sum(Kind::Float) / &denominator;
+        loss_sum += f64::try_from(&loss).unwrap_or(f64::NAN);
+        loss
+    });
     let grad_norm = optimizer.clip_grad_norm(max_grad_norm);
     optimizer.step(lr);
     SupervisedStats {
-        loss: f64::try_from(&loss).unwrap_or(f64::NAN),
+        loss: loss_sum,
         grad_norm,
         tokens,
     }

@@ -63,6 +63,7 @@ impl ToyTask {
             unfinished: Unfinished::Keep,
             micro_batch: 64,
             max_grad_norm: 1.0,
+            memory: Default::default(),
         };
         Ok(Self {
             tokenizer,

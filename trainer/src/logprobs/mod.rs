@@ -9,6 +9,10 @@
 //! correction (NeMo-RL divides the training logits by T and applies the same top-p
 //! filter; TRL divides by T).
 
+mod chunks;
+
+pub use chunks::{backward_by_chunks, Activations, LogitBudget, PassMemory, ResponseChunk};
+
 use tch::{Device, Kind, Tensor};
 
 use crate::device::with_autocast;
@@ -139,10 +143,70 @@ pub fn token_logprobs_at(
     batch: &SequenceBatch,
     dist: SamplingDistribution,
 ) -> (Tensor, Tensor) {
-    let logits = model
-        .logits(&response_hidden(model, batch))
-        .to_kind(Kind::Float);
-    sampled_logprobs(&logits, batch.completion_ids, dist)
+    let hidden = response_hidden(model, batch);
+    logprobs_of_hidden(
+        model,
+        &hidden,
+        batch.completion_ids,
+        dist,
+        LogitBudget::default(),
+    )
+}
+
+/// How a pass runs the prompts of its rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptPass {
+    /// Each row's prompt and response together.
+    PerRow,
+    /// Rows come in groups of this many sharing one prompt (as GRPO samples them),
+    /// and each prompt runs once (see [`token_logprobs_grouped`]). Falls back to
+    /// [`PromptPass::PerRow`] when the rows do not split into whole groups.
+    SharedByGroup(i64),
+}
+
+/// The hidden states that predict the response tokens, `[B, C, H]`, run as `pass`
+/// says.
+pub(crate) fn response_hidden_for(
+    model: &Transformer,
+    batch: &SequenceBatch,
+    pass: PromptPass,
+) -> Tensor {
+    let rows = batch.prompt_ids.size()[0];
+    match pass {
+        PromptPass::SharedByGroup(group) if group > 1 && rows % group == 0 => {
+            grouped_response_hidden(model, batch, group)
+        }
+        _ => response_hidden(model, batch),
+    }
+}
+
+/// `(logp, entropy)` of the tokens `ids` `[B, C]` from the hidden states `[B, C, H]`
+/// that predict them, read at `dist`; the head runs on at most `budget`'s worth of
+/// positions at a time and the results are joined. With gradients on, every chunk's
+/// graph stays alive until the backward pass: training passes that must not hold all
+/// the logits use [`backward_by_chunks`] instead.
+pub(crate) fn logprobs_of_hidden(
+    model: &Transformer,
+    hidden: &Tensor,
+    ids: &Tensor,
+    dist: SamplingDistribution,
+    budget: LogitBudget,
+) -> (Tensor, Tensor) {
+    let (rows, c) = (hidden.size()[0], hidden.size()[1]);
+    let span = budget.positions(rows, model.vocab_size());
+    if span >= c {
+        let logits = model.logits(hidden).to_kind(Kind::Float);
+        return sampled_logprobs(&logits, ids, dist);
+    }
+    let (logp, entropy): (Vec<Tensor>, Vec<Tensor>) = chunks::spans(c, span)
+        .map(|(start, len)| {
+            let logits = model
+                .logits(&hidden.narrow(1, start, len))
+                .to_kind(Kind::Float);
+            sampled_logprobs(&logits, &ids.narrow(1, start, len), dist)
+        })
+        .unzip();
+    (Tensor::cat(&logp, 1), Tensor::cat(&entropy, 1))
 }
 
 /// The hidden states at the positions that predict the response tokens, `[B, C, H]`.
@@ -231,10 +295,20 @@ pub fn token_logprobs_grouped_at(
     group: i64,
     dist: SamplingDistribution,
 ) -> (Tensor, Tensor) {
+    let hidden = response_hidden_for(model, batch, PromptPass::SharedByGroup(group));
+    logprobs_of_hidden(
+        model,
+        &hidden,
+        batch.completion_ids,
+        dist,
+        LogitBudget::default(),
+    )
+}
+
+/// [`response_hidden`] for rows in groups of `group` sharing a prompt, each prompt
+/// run once (`batch` has a whole number of groups).
+fn grouped_response_hidden(model: &Transformer, batch: &SequenceBatch, group: i64) -> Tensor {
     let rows = batch.prompt_ids.size()[0];
-    if group <= 1 || rows % group != 0 {
-        return token_logprobs_at(model, batch, dist);
-    }
     let c = batch.completion_ids.size()[1];
     let prompt_ids = batch.prompt_ids.slice(0, 0, rows, group);
     let prompt_valid = batch.prompt_valid.slice(0, 0, rows, group);
@@ -246,7 +320,7 @@ pub fn token_logprobs_grouped_at(
         .repeat_interleave_self_int(group, 0, None);
     // Position t predicts token t+1: the prompt's last position, then the response's
     // first C-1 (the last response token is never an input, so it is not run).
-    let hidden = if c > 1 {
+    if c > 1 {
         let completion_hidden = model.forward_hidden(
             &batch.completion_ids.narrow(1, 0, c - 1),
             &batch.completion_valid.narrow(1, 0, c - 1),
@@ -255,7 +329,5 @@ pub fn token_logprobs_grouped_at(
         Tensor::cat(&[last_prompt, completion_hidden], 1)
     } else {
         last_prompt.narrow(1, 0, c) // c is 0 or 1
-    };
-    let logits = model.logits(&hidden).to_kind(Kind::Float);
-    sampled_logprobs(&logits, batch.completion_ids, dist)
+    }
 }

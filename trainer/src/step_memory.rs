@@ -1,0 +1,168 @@
+//! One GRPO training step (forward, loss, backward, AdamW) on synthetic responses of a
+//! given length, without sampling: its time, peak memory and MFU, under each
+//! [`PassMemory`] setting. `cascade bench-model --train-step` prints it; run each
+//! setting in its own process, since the peak resident set never goes down.
+//!
+//! It answers "does a 16K-token response fit, and what does chunking and recomputing
+//! buy": the rows are what a rollout would hand the trainer (a prompt, a response,
+//! a ±1 advantage per row), and the loss is the GRPO policy loss of [`crate::grpo`].
+
+use std::time::Instant;
+
+use serde::Serialize;
+use tch::{Device, Kind, Tensor};
+
+use crate::grpo::{policy_loss, PolicyLossOptions};
+use crate::logprobs::{backward_by_chunks, PassMemory, PromptPass, SamplingDistribution};
+use crate::logprobs::{Activations, SequenceBatch};
+use crate::model::{ModelConfig, ModelError, Transformer};
+use crate::optim::{AdamW, AdamWConfig};
+
+/// The shape of the step.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct StepShape {
+    pub rows: usize,
+    pub prompt_len: usize,
+    pub response_len: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StepMemoryReport {
+    pub device: String,
+    pub params: i64,
+    #[serde(flatten)]
+    pub shape: StepShape,
+    /// MiB of logits per chunk; `null` for the whole response at once.
+    pub logit_chunk_mb: Option<usize>,
+    pub activations: &'static str,
+    pub seconds: f64,
+    pub training_tokens_per_s: f64,
+    pub mfu: f64,
+    /// Peak resident set of the process (`VmHWM`), MiB; on CUDA the host side only.
+    pub peak_rss_mb: f64,
+    /// Resident set after loading the model and optimizer, before the step, MiB.
+    pub rss_before_step_mb: f64,
+    /// `[rows × response_len × vocab]` float32 logits, MiB: one copy of what the
+    /// unchunked path materialises (it holds about three: logits, log-softmax, grad).
+    pub whole_logits_mb: f64,
+    pub loss: f64,
+    pub grad_norm: f64,
+}
+
+/// Runs one step of `shape` on a random model of `config`.
+pub fn measure_step(
+    config: ModelConfig,
+    device: Device,
+    shape: StepShape,
+    memory: PassMemory,
+    logit_chunk_mb: Option<usize>,
+    peak_flops: f64,
+) -> Result<StepMemoryReport, ModelError> {
+    let vocab = config.vocab_size;
+    let mut model = Transformer::random(config.clone(), device, Kind::Float, 0)?;
+    model.set_trainable(true);
+    let params: i64 = model.parameters().values().map(|t| t.numel() as i64).sum();
+    let mut optimizer = AdamW::new(model.parameters(), AdamWConfig::default());
+    let rows = shape.rows as i64;
+    let ids = |len: usize, salt: i64| {
+        (Tensor::arange(rows * len as i64, (Kind::Int64, device)) * 104_729 + salt)
+            .remainder(vocab)
+            .view([rows, len as i64])
+    };
+    let prompt_ids = ids(shape.prompt_len, 7);
+    let completion_ids = ids(shape.response_len, 13);
+    let valid = |t: &Tensor| t.ones_like().to_kind(Kind::Bool);
+    let (prompt_valid, completion_valid) = (valid(&prompt_ids), valid(&completion_ids));
+    let batch = SequenceBatch {
+        prompt_ids: &prompt_ids,
+        prompt_valid: &prompt_valid,
+        completion_ids: &completion_ids,
+        completion_valid: &completion_valid,
+    };
+    let advantages = Tensor::from_slice(
+        &(0..rows)
+            .map(|r| if r % 2 == 0 { 1.0f32 } else { -1.0 })
+            .collect::<Vec<_>>(),
+    )
+    .to_device(device);
+    let tokens = (shape.rows * shape.response_len) as f64;
+    let opts = PolicyLossOptions {
+        epsilon_low: 0.2,
+        epsilon_high: 0.28,
+        kl_coef: 0.0,
+        num_tokens: tokens,
+    };
+    let rss_before_step_mb = resident_mb("VmRSS");
+    let start = Instant::now();
+    optimizer.zero_grad();
+    let mut loss_sum = 0.0;
+    let dist = SamplingDistribution::MODEL;
+    backward_by_chunks(&model, &batch, PromptPass::PerRow, dist, memory, |chunk| {
+        let mask = chunk.columns(&completion_valid);
+        let loss = policy_loss(&chunk.logp, None, None, &advantages, &mask, &opts);
+        loss_sum += f64::try_from(&loss).unwrap_or(f64::NAN);
+        loss
+    });
+    let grad_norm = optimizer.clip_grad_norm(1.0);
+    optimizer.step(1e-6);
+    if device.is_cuda() {
+        tch::Cuda::synchronize(0);
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let trained = (shape.rows * (shape.prompt_len + shape.response_len)) as f64;
+    let context = (shape.prompt_len + shape.response_len) as f64;
+    let recompute = memory.activations == Activations::Recompute;
+    let flops = trained * training_flops_per_token(&config, context);
+    Ok(StepMemoryReport {
+        device: format!("{device:?}"),
+        params,
+        shape,
+        logit_chunk_mb,
+        activations: if recompute { "recompute" } else { "keep" },
+        seconds,
+        training_tokens_per_s: trained / seconds,
+        mfu: flops / seconds / peak_flops,
+        peak_rss_mb: resident_mb("VmHWM"),
+        rss_before_step_mb,
+        whole_logits_mb: tokens * vocab as f64 * 4.0 / (1 << 20) as f64,
+        loss: loss_sum,
+        grad_norm,
+    })
+}
+
+/// Model FLOPs per trained token at context `t`: 6·N plus causal attention, the usual
+/// count. Recomputing's extra forward pass is not counted: MFU counts the model's
+/// FLOPs, not the hardware's, so recomputing shows as a lower MFU.
+fn training_flops_per_token(c: &ModelConfig, t: f64) -> f64 {
+    let (h, i) = (c.hidden_size as f64, c.intermediate_size as f64);
+    let (q, kv) = (
+        (c.num_heads * c.head_dim) as f64,
+        (c.num_kv_heads * c.head_dim) as f64,
+    );
+    let per_layer = h * q + 2.0 * h * kv + q * h + 3.0 * h * i;
+    let head = h * c.vocab_size as f64;
+    // Causal attention: on average t/2 keys per query, forward and backward (×3).
+    6.0 * (c.num_layers as f64 * per_layer + head) + 3.0 * 2.0 * c.num_layers as f64 * t * q
+}
+
+/// A `/proc/self/status` memory field in MiB (0 where there is none, e.g. not Linux).
+fn resident_mb(field: &str) -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_its_own_resident_set() {
+        assert!(resident_mb("VmRSS") > 1.0);
+        assert!(resident_mb("VmHWM") >= resident_mb("VmRSS") * 0.5);
+        assert_eq!(resident_mb("NoSuchField"), 0.0);
+    }
+}
