@@ -245,7 +245,11 @@ impl WasmProgram {
 
     /// Instantiates the module in `store` and calls its entry point.
     fn start(&self, store: &mut Store<GuestState>) -> wasmtime::Result<i32> {
+        let fuel = store.get_fuel()?;
         let instance = self.pre.instantiate(&mut *store)?;
+        // Without copy-on-write images, instantiating runs the module's data
+        // initialisation as wasm: the host's setup, not the guest's work, so it is free.
+        store.set_fuel(fuel)?;
         match self.entry {
             Entry::Command => instance
                 .get_typed_func::<(), ()>(&mut *store, "_start")
