@@ -10,11 +10,7 @@ use crate::logprobs::token_logprobs_at;
 use crate::model::ModelConfig;
 use crate::mopd::{mopd_loss, WeightGate};
 
-const VOCAB: i64 = 97;
-const CONFIG: &str = r#"{"architectures":["Qwen2ForCausalLM"],"model_type":"qwen2",
- "vocab_size":97,"hidden_size":32,"intermediate_size":64,"num_hidden_layers":2,
- "num_attention_heads":4,"num_key_value_heads":2,"rms_norm_eps":1e-6,"rope_theta":10000.0,
- "tie_word_embeddings":true,"max_position_embeddings":256}"#;
+use crate::model::config::{TINY_TEST_CONFIG as CONFIG, TINY_TEST_VOCAB as VOCAB};
 
 /// Six rows in three groups of two sharing a prompt; left-padded prompts, responses
 /// that end early, and a loss mask with holes.

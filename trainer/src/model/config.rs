@@ -245,6 +245,17 @@ fn check_supported(c: &RawConfig) -> Result<(), ModelError> {
     Ok(())
 }
 
+/// A two-layer Qwen2 of hidden size 32, for unit tests that need a real model shape.
+#[cfg(test)]
+pub(crate) const TINY_TEST_CONFIG: &str = r#"{"architectures":["Qwen2ForCausalLM"],"model_type":"qwen2",
+ "vocab_size":97,"hidden_size":32,"intermediate_size":64,"num_hidden_layers":2,
+ "num_attention_heads":4,"num_key_value_heads":2,"rms_norm_eps":1e-6,"rope_theta":10000.0,
+ "tie_word_embeddings":true,"max_position_embeddings":256}"#;
+
+/// [`TINY_TEST_CONFIG`]'s vocabulary.
+#[cfg(test)]
+pub(crate) const TINY_TEST_VOCAB: i64 = 97;
+
 #[cfg(test)]
 mod tests {
     use super::*;

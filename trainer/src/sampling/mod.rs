@@ -311,15 +311,42 @@ pub(crate) fn prefill(
         valid: unique.valid.repeat_interleave_self_int(g, 0, None),
     };
     let mut cache = model.new_cache();
-    let hidden = model.forward_hidden(&unique.ids, &unique.valid, Some(&mut cache));
-    let logits = model
-        .logits(&hidden.select(1, -1))
-        .repeat_interleave_self_int(g, 0, None);
+    let last = prefill_last_hidden(model, &unique.ids, &unique.valid, &mut cache, PREFILL_CHUNK);
+    let logits = model.logits(&last).repeat_interleave_self_int(g, 0, None);
     cache.repeat_rows(g);
     Prefilled {
         batch,
         cache,
         logits,
+    }
+}
+
+/// Prompt positions per forward pass when prefilling: a prompt of T tokens then holds
+/// the attention mask `[B, 1, chunk, T]` (not `[B, 1, T, T]`) and the MLP activations
+/// of `chunk` positions at a time. Prompts this long or shorter run in one pass, as
+/// they always have.
+pub const PREFILL_CHUNK: i64 = 2048;
+
+/// Runs `ids` `[B, T]` into `cache`, `chunk` positions per pass, and returns the final
+/// hidden state of the last position, `[B, H]`.
+pub(crate) fn prefill_last_hidden(
+    model: &Transformer,
+    ids: &Tensor,
+    valid: &Tensor,
+    cache: &mut KvCache,
+    chunk: i64,
+) -> Tensor {
+    let t = ids.size()[1];
+    let chunk = chunk.max(1);
+    let mut start = 0;
+    loop {
+        let len = chunk.min(t - start);
+        let (ids, valid) = (ids.narrow(1, start, len), valid.narrow(1, start, len));
+        let hidden = model.forward_hidden(&ids, &valid, Some(cache));
+        start += len;
+        if start >= t {
+            return hidden.select(1, -1);
+        }
     }
 }
 
@@ -495,3 +522,7 @@ fn host_rows(
     }
     (completions, finished)
 }
+
+#[cfg(test)]
+#[path = "prefill_tests.rs"]
+mod prefill_tests;
