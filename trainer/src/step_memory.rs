@@ -17,6 +17,7 @@ use crate::logprobs::{backward_by_chunks, PassMemory, PromptPass, SamplingDistri
 use crate::logprobs::{Activations, SequenceBatch};
 use crate::model::{ModelConfig, ModelError, Transformer};
 use crate::optim::{AdamW, AdamWConfig};
+use crate::throughput::forward_flops_per_token;
 
 /// The shape of the step.
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -110,9 +111,12 @@ pub fn measure_step(
     }
     let seconds = start.elapsed().as_secs_f64();
     let trained = (shape.rows * (shape.prompt_len + shape.response_len)) as f64;
-    let context = (shape.prompt_len + shape.response_len) as f64;
+    // Training is 3× the forward FLOPs at the mean causal context, as
+    // `throughput::measure` counts it. Recomputing's extra forward pass is not
+    // counted: MFU counts the model's FLOPs, so recomputing shows as a lower MFU.
+    let mean_context = (shape.prompt_len + shape.response_len) as f64 / 2.0;
     let recompute = memory.activations == Activations::Recompute;
-    let flops = trained * training_flops_per_token(&config, context);
+    let flops = 3.0 * trained * forward_flops_per_token(&config, mean_context);
     Ok(StepMemoryReport {
         device: format!("{device:?}"),
         params,
@@ -128,21 +132,6 @@ pub fn measure_step(
         loss: loss_sum,
         grad_norm,
     })
-}
-
-/// Model FLOPs per trained token at context `t`: 6·N plus causal attention, the usual
-/// count. Recomputing's extra forward pass is not counted: MFU counts the model's
-/// FLOPs, not the hardware's, so recomputing shows as a lower MFU.
-fn training_flops_per_token(c: &ModelConfig, t: f64) -> f64 {
-    let (h, i) = (c.hidden_size as f64, c.intermediate_size as f64);
-    let (q, kv) = (
-        (c.num_heads * c.head_dim) as f64,
-        (c.num_kv_heads * c.head_dim) as f64,
-    );
-    let per_layer = h * q + 2.0 * h * kv + q * h + 3.0 * h * i;
-    let head = h * c.vocab_size as f64;
-    // Causal attention: on average t/2 keys per query, forward and backward (×3).
-    6.0 * (c.num_layers as f64 * per_layer + head) + 3.0 * 2.0 * c.num_layers as f64 * t * q
 }
 
 /// A `/proc/self/status` memory field in MiB (0 where there is none, e.g. not Linux).

@@ -39,7 +39,7 @@ pub struct ThroughputReport {
 }
 
 /// Matmul FLOPs per token for a forward pass at context length `t`.
-fn forward_flops_per_token(c: &ModelConfig, t: f64) -> f64 {
+pub(crate) fn forward_flops_per_token(c: &ModelConfig, t: f64) -> f64 {
     let (h, i) = (c.hidden_size as f64, c.intermediate_size as f64);
     let (q, kv) = (
         (c.num_heads * c.head_dim) as f64,

@@ -111,6 +111,22 @@ fn bad_values_name_their_key() {
         &GOOD.replacen("max_new_tokens = 4", "max_new_tokens = 4\ntop_p = 1.5", 1),
         "stage[0].top_p",
     );
+    fails_with(
+        &GOOD.replacen(
+            "max_new_tokens = 4",
+            "max_new_tokens = 4\nlogit_chunk_mb = 0",
+            1,
+        ),
+        "stage[0].logit_chunk_mb",
+    );
+    fails_with(
+        &GOOD.replacen(
+            "max_new_tokens = 4",
+            "max_new_tokens = 4\nactivations = \"all\"",
+            1,
+        ),
+        "unknown variant `all`",
+    );
     // MOPD reads student and teacher over the full tempered vocabulary.
     let mopd_top_p = GOOD.replacen(
         "group_size = 2\nmax_new_tokens = 4",

@@ -16,7 +16,7 @@
 use tch::{Kind, Tensor};
 
 use super::{logprobs_of_hidden, response_hidden_for, PromptPass, SamplingDistribution};
-use super::{sampled_logprobs, SequenceBatch};
+use super::{span_logprobs, SequenceBatch};
 use crate::device::with_autocast;
 use crate::model::Transformer;
 
@@ -147,11 +147,8 @@ pub fn backward_by_chunks(
     let detached = hidden.detach().set_requires_grad(true);
     for (start, len) in spans(c, span) {
         let loss = with_autocast(device, || {
-            let logits = model
-                .logits(&detached.narrow(1, start, len))
-                .to_kind(Kind::Float);
-            let ids = batch.completion_ids.narrow(1, start, len);
-            let (logp, entropy) = sampled_logprobs(&logits, &ids, dist);
+            let ids = batch.completion_ids;
+            let (logp, entropy) = span_logprobs(model, &detached, ids, dist, (start, len));
             loss_of(&ResponseChunk {
                 logp,
                 entropy,

@@ -143,14 +143,20 @@ pub fn token_logprobs_at(
     batch: &SequenceBatch,
     dist: SamplingDistribution,
 ) -> (Tensor, Tensor) {
-    let hidden = response_hidden(model, batch);
-    logprobs_of_hidden(
-        model,
-        &hidden,
-        batch.completion_ids,
-        dist,
-        LogitBudget::default(),
-    )
+    token_logprobs_of_pass(model, batch, PromptPass::PerRow, dist)
+}
+
+/// `(logp, entropy)` of `batch`'s response tokens at `dist`, the prompts run as
+/// `pass` says, the head within the default [`LogitBudget`].
+fn token_logprobs_of_pass(
+    model: &Transformer,
+    batch: &SequenceBatch,
+    pass: PromptPass,
+    dist: SamplingDistribution,
+) -> (Tensor, Tensor) {
+    let hidden = response_hidden_for(model, batch, pass);
+    let ids = batch.completion_ids;
+    logprobs_of_hidden(model, &hidden, ids, dist, LogitBudget::default())
 }
 
 /// How a pass runs the prompts of its rows.
@@ -199,14 +205,23 @@ pub(crate) fn logprobs_of_hidden(
         return sampled_logprobs(&logits, ids, dist);
     }
     let (logp, entropy): (Vec<Tensor>, Vec<Tensor>) = chunks::spans(c, span)
-        .map(|(start, len)| {
-            let logits = model
-                .logits(&hidden.narrow(1, start, len))
-                .to_kind(Kind::Float);
-            sampled_logprobs(&logits, &ids.narrow(1, start, len), dist)
-        })
+        .map(|(start, len)| span_logprobs(model, hidden, ids, dist, (start, len)))
         .unzip();
     (Tensor::cat(&logp, 1), Tensor::cat(&entropy, 1))
+}
+
+/// [`logprobs_of_hidden`] of response positions `start..start + len` only.
+pub(crate) fn span_logprobs(
+    model: &Transformer,
+    hidden: &Tensor,
+    ids: &Tensor,
+    dist: SamplingDistribution,
+    (start, len): (i64, i64),
+) -> (Tensor, Tensor) {
+    let logits = model
+        .logits(&hidden.narrow(1, start, len))
+        .to_kind(Kind::Float);
+    sampled_logprobs(&logits, &ids.narrow(1, start, len), dist)
 }
 
 /// The hidden states at the positions that predict the response tokens, `[B, C, H]`.
@@ -295,14 +310,7 @@ pub fn token_logprobs_grouped_at(
     group: i64,
     dist: SamplingDistribution,
 ) -> (Tensor, Tensor) {
-    let hidden = response_hidden_for(model, batch, PromptPass::SharedByGroup(group));
-    logprobs_of_hidden(
-        model,
-        &hidden,
-        batch.completion_ids,
-        dist,
-        LogitBudget::default(),
-    )
+    token_logprobs_of_pass(model, batch, PromptPass::SharedByGroup(group), dist)
 }
 
 /// [`response_hidden`] for rows in groups of `group` sharing a prompt, each prompt

@@ -79,9 +79,10 @@ pub struct Rollout {
     /// Rows per forward/backward; 0 = the whole batch at once.
     #[serde(default)]
     pub micro_batch: usize,
-    /// MiB of float32 vocabulary logits a training pass holds at once: longer
-    /// responses are run through the head and the loss in chunks of positions (see
-    /// `logprobs::LogitBudget`; the gradients are the same).
+    /// MiB of float32 vocabulary logits a training pass holds at once (at least 1):
+    /// longer responses are run through the head and the loss in chunks of positions
+    /// (see `logprobs::LogitBudget`; the gradients are the same). Frozen passes (the
+    /// KL reference, MOPD teachers) use the default budget.
     #[serde(default = "default_logit_chunk_mb")]
     pub logit_chunk_mb: usize,
     /// `"keep"` (default) or `"recompute"`: activation checkpointing, for long
@@ -122,7 +123,7 @@ impl Rollout {
     /// What a training pass may hold at once.
     pub fn pass_memory(&self) -> crate::logprobs::PassMemory {
         crate::logprobs::PassMemory {
-            logits: crate::logprobs::LogitBudget::megabytes(self.logit_chunk_mb.max(1)),
+            logits: crate::logprobs::LogitBudget::megabytes(self.logit_chunk_mb),
             activations: self.activations,
         }
     }

@@ -256,6 +256,7 @@ impl Rollout {
         at_least_one(key, self.group_size, "group_size")?;
         at_least_one(key, self.max_new_tokens, "max_new_tokens")?;
         at_least_one(key, self.max_turns, "max_turns")?;
+        at_least_one(key, self.logit_chunk_mb, "logit_chunk_mb")?;
         if self.temperature.is_nan() || self.temperature < 0.0 {
             return Err(invalid(
                 key.of("temperature"),
