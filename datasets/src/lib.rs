@@ -21,6 +21,7 @@ pub mod ifeval;
 pub mod ifeval_gen;
 pub mod jsonl;
 pub mod math;
+pub mod preference;
 pub mod swe;
 pub mod workplace_gen;
 

@@ -56,4 +56,10 @@ pub trait Environment: Send + Sync {
     fn multi_turn(&self) -> Option<&dyn crate::multi_turn::MultiTurnEnvironment> {
         None
     }
+
+    /// The reward model whose score is this environment's reward (`rlhf`), for a
+    /// consumer that runs models (the trainer); `None` for environments that check.
+    fn model_reward(&self) -> Option<&crate::rlhf::ModelReward> {
+        None
+    }
 }

@@ -38,6 +38,7 @@ pub mod mcqa;
 pub mod multi_turn;
 pub mod plugins;
 pub mod registry;
+pub mod rlhf;
 pub mod score_error;
 pub mod scoring;
 pub mod structured_output;

@@ -10,7 +10,7 @@ use anyhow::Context;
 use cascade_trainer::device::DeviceChoice;
 use cascade_trainer::logprobs::{Activations, LogitBudget, PassMemory};
 use cascade_trainer::model::ModelConfig;
-use cascade_trainer::step_memory::{measure_step, StepShape};
+use cascade_trainer::step_memory::{measure_prefill, measure_step, StepShape};
 use cascade_trainer::throughput::{measure, measure_multi_turn, MultiTurnShape, QWEN25_05B_CONFIG};
 
 use super::Failure;
@@ -57,6 +57,14 @@ pub struct BenchModelArgs {
     /// checkpointing).
     #[arg(long)]
     recompute: bool,
+    /// Instead: prefill --batch prompts of --prompt-len tokens into the KV cache,
+    /// with its time and peak resident memory (one setting per process).
+    #[arg(long, conflicts_with = "train_step")]
+    prefill: bool,
+    /// With --prefill: positions per pass (0: the whole prompt in one pass, as
+    /// sampling prefilled before chunking).
+    #[arg(long, default_value_t = cascade_trainer::sampling::PREFILL_CHUNK as usize)]
+    prefill_chunk: usize,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -82,6 +90,19 @@ pub fn run(args: BenchModelArgs) -> Result<(), Failure> {
         .map_err(Failure::usage)?;
     if args.train_step {
         return train_step(config, device, &args);
+    }
+    if args.prefill {
+        let chunk = match args.prefill_chunk {
+            0 => args.prompt_len,
+            n => n,
+        };
+        let report = measure_prefill(config, device, args.batch, args.prompt_len, chunk)
+            .map_err(|e| Failure::Other(e.into()))?;
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        );
+        return Ok(());
     }
     if args.turns > 0 {
         let shape = MultiTurnShape {

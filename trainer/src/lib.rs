@@ -2,12 +2,15 @@
 //!
 //! The learning half: a decoder-only transformer policy on tch, batched sampling
 //! (single responses, and multi-turn conversations with tool results between the
-//! model's turns), strictly on-policy GRPO, MOPD, and the Cascade stage runner.
+//! model's turns), strictly on-policy GRPO, MOPD, reward models (Bradley–Terry), and
+//! the Cascade stage runner.
 //!
 //! ## What this crate may not do
-//! - It computes no rewards itself: rewards come from `cascade-envs` through the
+//! - It computes no checked rewards itself: they come from `cascade-envs` through the
 //!   `Environment` trait, and tool results from its `MultiTurnEnvironment` form,
-//!   always through the guarded calls of `cascade_envs::scoring`.
+//!   always through the guarded calls of `cascade_envs::scoring`. The one reward it
+//!   computes is a reward model's score, for environments that declare one
+//!   (`Environment::model_reward`, the `rlhf` env): a model runs where models run.
 
 pub mod device;
 pub mod grpo;
@@ -17,6 +20,7 @@ pub mod model;
 pub mod mopd;
 pub mod optim;
 pub mod recipe;
+pub mod reward_model;
 pub mod runner;
 pub mod sampling;
 pub mod sft;

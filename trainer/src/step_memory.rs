@@ -134,6 +134,58 @@ pub fn measure_step(
     })
 }
 
+/// What prefilling one long prompt into the KV cache took.
+#[derive(Debug, Clone, Serialize)]
+pub struct PrefillReport {
+    pub device: String,
+    pub rows: usize,
+    pub prompt_len: usize,
+    /// Positions per forward pass; the whole prompt when it is that long or shorter.
+    pub prefill_chunk: usize,
+    pub seconds: f64,
+    pub peak_rss_mb: f64,
+    pub rss_before_mb: f64,
+    /// The KV cache it filled, MiB (float32).
+    pub kv_cache_mb: f64,
+}
+
+/// Prefills `rows` random prompts of `prompt_len` tokens into a fresh KV cache of a
+/// random model of `config`, `chunk` positions per pass (as sampling does with
+/// `sampling::PREFILL_CHUNK`; `prompt_len` for the single pass sampling made before
+/// chunking).
+pub fn measure_prefill(
+    config: ModelConfig,
+    device: Device,
+    rows: usize,
+    prompt_len: usize,
+    chunk: usize,
+) -> Result<PrefillReport, ModelError> {
+    let vocab = config.vocab_size;
+    let kv_per_token = 2.0 * (config.num_layers * config.num_kv_heads * config.head_dim) as f64;
+    let model = Transformer::random(config, device, Kind::Float, 0)?;
+    let ids = (Tensor::arange((rows * prompt_len) as i64, (Kind::Int64, device)) * 104_729 + 7)
+        .remainder(vocab)
+        .view([rows as i64, prompt_len as i64]);
+    let valid = ids.ones_like().to_kind(Kind::Bool);
+    let rss_before_mb = resident_mb("VmRSS");
+    let start = Instant::now();
+    let mut cache = model.new_cache();
+    let last = tch::no_grad(|| {
+        crate::sampling::prefill_last_hidden(&model, &ids, &valid, &mut cache, chunk as i64)
+    });
+    let _ = f64::try_from(last.sum(Kind::Float));
+    Ok(PrefillReport {
+        device: format!("{device:?}"),
+        rows,
+        prompt_len,
+        prefill_chunk: chunk.min(prompt_len),
+        seconds: start.elapsed().as_secs_f64(),
+        peak_rss_mb: resident_mb("VmHWM"),
+        rss_before_mb,
+        kv_cache_mb: kv_per_token * (rows * prompt_len) as f64 * 4.0 / (1 << 20) as f64,
+    })
+}
+
 /// A `/proc/self/status` memory field in MiB (0 where there is none, e.g. not Linux).
 fn resident_mb(field: &str) -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();

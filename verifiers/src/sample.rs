@@ -15,6 +15,9 @@ pub enum FieldError {
         expected: &'static str,
         found: &'static str,
     },
+    /// Present and of a usable type, but not what the row needs.
+    #[error("field `{field}` {problem}")]
+    Invalid { field: String, problem: String },
 }
 
 impl FieldError {

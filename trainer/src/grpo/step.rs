@@ -68,6 +68,10 @@ pub struct StepStats {
     /// Dynamic sampling (`refill`): groups drawn beyond `prompts_per_step` to replace
     /// those without signal (0 when refill is off).
     pub refill_groups: usize,
+    /// With a KL term: the mean k3 estimate of KL(π_θ ‖ π_ref) over the sampled
+    /// tokens, as the loss computes it (absent without a reference).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kl_mean: Option<f64>,
     pub sampling_tokens_per_s: f64,
     pub training_tokens_per_s: f64,
     pub reward_wait_s: f64,
@@ -132,9 +136,6 @@ pub fn sample_and_score(
     decode: &(dyn Fn(&[i64]) -> String + Sync),
     cfg: &GrpoConfig,
 ) -> ScoredGroups {
-    let start = Instant::now();
-    let generation = generate_groups(policy, prompts, cfg.group_size, &cfg.sampling, decode);
-    let sample_s = start.elapsed().as_secs_f64();
     let scorer = |completions: &[Vec<i64>]| {
         completions
             .par_iter()
@@ -142,7 +143,27 @@ pub fn sample_and_score(
             .map(|(i, ids)| score(i, ids))
             .collect::<Vec<f64>>()
     };
-    scored_groups(prompts, generation, sample_s, reference, &scorer, cfg)
+    sample_and_score_batch(policy, reference, prompts, &scorer, decode, cfg)
+}
+
+/// Scores all of a batch's responses at once (rows in order; reward models score
+/// them in batches), on a separate thread while the reference log-probs are
+/// computed.
+pub type BatchScoreFn<'a> = dyn Fn(&[Vec<i64>]) -> Vec<f64> + Sync + 'a;
+
+/// [`sample_and_score`] with one scorer for the whole batch.
+pub fn sample_and_score_batch(
+    policy: &Transformer,
+    reference: Option<&Transformer>,
+    prompts: &[Vec<i64>],
+    scorer: &BatchScoreFn,
+    decode: &(dyn Fn(&[i64]) -> String + Sync),
+    cfg: &GrpoConfig,
+) -> ScoredGroups {
+    let start = Instant::now();
+    let generation = generate_groups(policy, prompts, cfg.group_size, &cfg.sampling, decode);
+    let sample_s = start.elapsed().as_secs_f64();
+    scored_groups(prompts, generation, sample_s, reference, scorer, cfg)
 }
 
 /// Samples a group of conversations per prompt, row `r` driven by `episodes[r]`
@@ -188,7 +209,7 @@ fn scored_groups(
     generation: Generation,
     sample_s: f64,
     reference: Option<&Transformer>,
-    scorer: &(dyn Fn(&[Vec<i64>]) -> Vec<f64> + Sync),
+    scorer: &BatchScoreFn,
     cfg: &GrpoConfig,
 ) -> ScoredGroups {
     let num_rows = prompts.len() * cfg.group_size;
@@ -383,12 +404,31 @@ pub fn grpo_update(
         pass.train_tokens,
     );
     stats.logprob_drift_max = pass.drift_max;
+    stats.kl_mean = scored.ref_logp.as_ref().map(|r| {
+        k3_kl_mean(
+            r,
+            &generation.sampling_logprobs,
+            &generation.completion_trained,
+        )
+    });
     stats.rollout = Rollout {
         prompts: scored.prompts,
         completions: scored.generation.completions,
         rewards: scored.rewards,
     };
     stats
+}
+
+/// The mean k3 KL estimate `exp(δ) − δ − 1`, `δ = log π_ref − log π` (clamped as in
+/// the loss), over the `mask`ed tokens; 0 when none are.
+fn k3_kl_mean(ref_logp: &Tensor, logp: &Tensor, mask: &Tensor) -> f64 {
+    let clamp = crate::grpo::policy_loss::KL_DELTA_CLAMP;
+    let delta = (ref_logp - logp).clamp(-clamp, clamp);
+    let k3 = delta.exp() - &delta - 1.0;
+    let mask = mask.to_kind(Kind::Bool);
+    let kept = k3.where_self(&mask, &k3.zeros_like()).sum(Kind::Double);
+    let count = mask.sum(Kind::Double).clamp_min(1.0);
+    f64::try_from(kept / count).unwrap_or(f64::NAN)
 }
 
 /// What the backward pass measured on the way.
@@ -549,6 +589,7 @@ fn stats(
         logprob_drift_max: 0.0,
         lr,
         refill_groups: 0,
+        kl_mean: None,
         sampling_tokens_per_s: tokens / t.sample_s.max(1e-9),
         training_tokens_per_s: train_tokens / t.train_s.max(1e-9),
         reward_wait_s: t.reward_wait_s,

@@ -19,6 +19,16 @@ pub enum Family {
     Llama,
 }
 
+/// What sits on top of the trunk: the vocabulary head of a causal LM, or the scalar
+/// `score` head of a `*ForSequenceClassification` checkpoint (reward models).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Head {
+    /// `lm_head.weight` `[vocab, hidden]` (or the tied embeddings).
+    CausalLm,
+    /// `score.weight` `[num_labels, hidden]`, read at the last non-padding token.
+    SequenceClassification { num_labels: i64 },
+}
+
 /// Everything the model needs from `config.json`, resolved to concrete values.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelConfig {
@@ -41,6 +51,9 @@ pub struct ModelConfig {
     pub saved_dtype: String,
     /// End-of-sequence ids from the config (one or several).
     pub eos_token_ids: Vec<i64>,
+    /// `pad_token_id`: sequence classifiers score the last token that is not it.
+    pub pad_token_id: Option<i64>,
+    pub head: Head,
     /// The file as read, written back unchanged when saving.
     pub raw: Value,
 }
@@ -66,6 +79,9 @@ struct RawConfig {
     torch_dtype: Option<String>,
     dtype: Option<String>,
     eos_token_id: Option<Value>,
+    pad_token_id: Option<Value>,
+    num_labels: Option<i64>,
+    id2label: Option<serde_json::Map<String, Value>>,
     use_sliding_window: Option<bool>,
 }
 
@@ -140,6 +156,7 @@ impl ModelConfig {
             .rope_theta
             .or_else(|| c.rope_parameters.as_ref().and_then(|p| p.rope_theta))
             .unwrap_or(10_000.0);
+        let head = head_of(&c)?;
         let eos_token_ids = match &c.eos_token_id {
             Some(Value::Number(n)) => n.as_i64().into_iter().collect(),
             Some(Value::Array(items)) => items.iter().filter_map(Value::as_i64).collect(),
@@ -164,8 +181,38 @@ impl ModelConfig {
                 .or(c.torch_dtype)
                 .unwrap_or_else(|| "float32".into()),
             eos_token_ids,
+            pad_token_id: c.pad_token_id.as_ref().and_then(Value::as_i64),
+            head,
             raw,
         })
+    }
+
+    /// This config as a `*ForSequenceClassification` with one label (a reward
+    /// model's), the way transformers writes it: the architecture renamed,
+    /// `id2label`/`label2id` for one label, and `pad_token_id`.
+    pub fn as_reward_model(&self, pad_token_id: i64) -> ModelConfig {
+        let mut raw = self.raw.clone();
+        let architecture = match self.family {
+            Family::Qwen2 => "Qwen2ForSequenceClassification",
+            Family::Qwen3 => "Qwen3ForSequenceClassification",
+            Family::Llama if self.raw["model_type"] == "mistral" => {
+                "MistralForSequenceClassification"
+            }
+            Family::Llama => "LlamaForSequenceClassification",
+        };
+        if let Value::Object(map) = &mut raw {
+            map.insert("architectures".into(), serde_json::json!([architecture]));
+            map.insert("id2label".into(), serde_json::json!({"0": "LABEL_0"}));
+            map.insert("label2id".into(), serde_json::json!({"LABEL_0": 0}));
+            map.insert("pad_token_id".into(), pad_token_id.into());
+            map.remove("num_labels");
+        }
+        ModelConfig {
+            head: Head::SequenceClassification { num_labels: 1 },
+            pad_token_id: Some(pad_token_id),
+            raw,
+            ..self.clone()
+        }
     }
 
     /// Every tensor the checkpoint must hold, with its shape, in a fixed order.
@@ -199,11 +246,39 @@ impl ModelConfig {
             push("mlp.down_proj.weight", vec![h, i]);
         }
         out.push(("model.norm.weight".to_owned(), vec![h]));
-        if !self.tie_word_embeddings {
-            out.push(("lm_head.weight".to_owned(), vec![self.vocab_size, h]));
+        match self.head {
+            Head::SequenceClassification { num_labels } => {
+                out.push(("score.weight".to_owned(), vec![num_labels, h]));
+            }
+            Head::CausalLm if !self.tie_word_embeddings => {
+                out.push(("lm_head.weight".to_owned(), vec![self.vocab_size, h]));
+            }
+            Head::CausalLm => {}
         }
         out
     }
+}
+
+/// A `*ForSequenceClassification` architecture has a `score` head of `num_labels`
+/// rows (`num_labels`, else the size of `id2label`, else transformers' default 2).
+fn head_of(c: &RawConfig) -> Result<Head, ModelError> {
+    if !c
+        .architectures
+        .iter()
+        .any(|a| a.ends_with("ForSequenceClassification"))
+    {
+        return Ok(Head::CausalLm);
+    }
+    let num_labels = c
+        .num_labels
+        .or_else(|| c.id2label.as_ref().map(|m| m.len() as i64))
+        .unwrap_or(2);
+    if num_labels <= 0 {
+        return Err(config_error(format!(
+            "`num_labels` ({num_labels}) must be positive"
+        )));
+    }
+    Ok(Head::SequenceClassification { num_labels })
 }
 
 /// A config.json problem.

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use tch::{Device, Kind, Tensor};
 use thiserror::Error;
 
-pub use config::{Family, ModelConfig};
+pub use config::{Family, Head, ModelConfig};
 pub use kv_cache::{KvCache, LayerCache};
 use layers::{Attention, DecoderLayer, Mlp, RmsNorm, Rope};
 
@@ -239,10 +239,12 @@ impl Transformer {
             });
         }
         let embed = get("model.embed_tokens.weight")?;
-        let lm_head = if config.tie_word_embeddings {
-            embed.shallow_clone()
-        } else {
-            get("lm_head.weight")?
+        // A sequence classifier's `score` rows take the vocabulary head's place, so
+        // `logits` gives its labels' logits at every position.
+        let lm_head = match config.head {
+            Head::SequenceClassification { .. } => get("score.weight")?,
+            Head::CausalLm if config.tie_word_embeddings => embed.shallow_clone(),
+            Head::CausalLm => get("lm_head.weight")?,
         };
         Ok(Self {
             rope: Rope::new(&config, device),
@@ -391,6 +393,27 @@ impl Transformer {
             last,
             context,
         }
+    }
+
+    /// This model's trunk under a fresh one-label `score` head (normal, std 0.02,
+    /// seeded, as transformers initialises a new head): a reward model to train,
+    /// in the `*ForSequenceClassification` layout. The trunk's weights are copied.
+    pub fn reward_model_from(&self, pad_token_id: i64, seed: i64) -> Result<Self, ModelError> {
+        let config = self.config.as_reward_model(pad_token_id);
+        let mut params: BTreeMap<String, Tensor> = tch::no_grad(|| {
+            self.params
+                .iter()
+                .filter(|(name, _)| name.as_str() != "lm_head.weight")
+                .map(|(name, t)| (name.clone(), t.detach().copy()))
+                .collect()
+        });
+        tch::manual_seed(seed);
+        let hidden = self.config.hidden_size;
+        let score = Tensor::randn([1, hidden], (self.kind, self.device)) * 0.02;
+        params.insert("score.weight".into(), score);
+        let mut model = Self::from_params(config, params, self.device, self.kind)?;
+        model.source_dir = self.source_dir.clone();
+        Ok(model)
     }
 
     /// Rows of the output head: the size of the logits' last dimension.

@@ -2,10 +2,12 @@
 //! stage, and the ordered stages with their environments, hyperparameters and own
 //! evaluation sets.
 //!
-//! Algorithms: `grpo`, `mopd`, and `sft` (supervised warm-up on the reference
-//! responses in each env's `target` row field; it takes no sampling keys). An `sft`
-//! stage is an ordinary stage: checkpointed, evaluated, resumable, a possible MOPD
-//! teacher. Each algorithm's stage is its own type ([`StageSpec`]), holding only the
+//! Algorithms: `grpo`, `mopd`, `sft` (supervised warm-up on the reference
+//! responses in each env's `target` row field; it takes no sampling keys), and `rm`
+//! (a reward model trained on preference pairs beside the policy, for later `rlhf`
+//! envs; the policy passes through it unchanged, and it is never a MOPD teacher). An
+//! `sft` stage is an ordinary stage: checkpointed, evaluated, resumable, a possible
+//! MOPD teacher. Each algorithm's stage is its own type ([`StageSpec`]), holding only the
 //! keys that algorithm reads: any other key is refused by name.
 //!
 //! Eval sets: `[[eval]]` at the top level and `[[stage.eval]]` inside a stage (the
@@ -28,7 +30,7 @@ use thiserror::Error;
 
 use crate::device::DeviceChoice;
 
-pub use stage::{GrpoStage, MopdStage, Rollout, SftStage, StageCommon, StageSpec};
+pub use stage::{GrpoStage, MopdStage, RmStage, Rollout, SftStage, StageCommon, StageSpec};
 
 #[derive(Debug, Error)]
 pub enum RecipeError {
@@ -55,6 +57,8 @@ pub enum Algorithm {
     Mopd,
     /// Supervised fine-tuning on reference responses (a warm-up before RL).
     Sft,
+    /// Reward-model training (Bradley–Terry); the policy is left as it was.
+    Rm,
 }
 
 impl Algorithm {
@@ -63,7 +67,14 @@ impl Algorithm {
             Algorithm::Grpo => "grpo",
             Algorithm::Mopd => "mopd",
             Algorithm::Sft => "sft",
+            Algorithm::Rm => "rm",
         }
+    }
+
+    /// Whether the stage's checkpoint is a policy (every algorithm but `rm`, whose
+    /// checkpoint is a reward model).
+    pub fn trains_the_policy(self) -> bool {
+        self != Algorithm::Rm
     }
 }
 

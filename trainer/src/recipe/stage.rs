@@ -20,6 +20,7 @@ pub enum StageSpec {
     Sft(SftStage),
     Grpo(GrpoStage),
     Mopd(MopdStage),
+    Rm(RmStage),
 }
 
 /// Keys no field of the stage's type took: refused by [`StageSpec::check_keys`].
@@ -198,6 +199,40 @@ pub struct MopdStage {
     unknown: UnknownKeys,
 }
 
+/// `algorithm = "rm"`: trains a reward model (Bradley–Terry on preference pairs)
+/// beside the policy, which the stage leaves as it was. `prompts_per_step` is pairs
+/// per step. The model is saved as the stage's checkpoint in the
+/// `*ForSequenceClassification` layout, for `rlhf` envs to name.
+#[derive(Debug, Clone, Deserialize)]
+pub struct RmStage {
+    #[serde(flatten)]
+    pub common: StageCommon,
+    /// Preference rows (JSONL, relative to the recipe), in any layout
+    /// `cascade_datasets::preference` reads.
+    #[serde(default)]
+    pub dataset: String,
+    /// Held-out preference rows; without it, `eval_fraction` of `dataset` is held out.
+    pub eval_dataset: Option<String>,
+    #[serde(default = "default_eval_fraction")]
+    pub eval_fraction: f64,
+    /// Where the reward model starts: absent, the stage's starting policy's trunk
+    /// under a fresh score head; else a `*ForSequenceClassification` folder (relative
+    /// to the recipe) to train on.
+    pub init: Option<String>,
+    /// Sequences per pass when scoring the held-out pairs.
+    #[serde(default = "default_eval_batch")]
+    pub eval_batch: usize,
+    #[serde(flatten)]
+    unknown: UnknownKeys,
+}
+
+fn default_eval_fraction() -> f64 {
+    0.1
+}
+fn default_eval_batch() -> usize {
+    32
+}
+
 pub(super) fn one() -> f64 {
     1.0
 }
@@ -230,6 +265,7 @@ impl StageSpec {
             StageSpec::Sft(s) => &s.common,
             StageSpec::Grpo(s) => &s.common,
             StageSpec::Mopd(s) => &s.common,
+            StageSpec::Rm(s) => &s.common,
         }
     }
 
@@ -238,6 +274,7 @@ impl StageSpec {
             StageSpec::Sft(s) => &mut s.common,
             StageSpec::Grpo(s) => &mut s.common,
             StageSpec::Mopd(s) => &mut s.common,
+            StageSpec::Rm(s) => &mut s.common,
         }
     }
 
@@ -250,6 +287,7 @@ impl StageSpec {
             StageSpec::Sft(_) => Algorithm::Sft,
             StageSpec::Grpo(_) => Algorithm::Grpo,
             StageSpec::Mopd(_) => Algorithm::Mopd,
+            StageSpec::Rm(_) => Algorithm::Rm,
         }
     }
 
@@ -258,6 +296,7 @@ impl StageSpec {
             StageSpec::Sft(s) => &s.unknown,
             StageSpec::Grpo(s) => &s.unknown,
             StageSpec::Mopd(s) => &s.unknown,
+            StageSpec::Rm(s) => &s.unknown,
         }
     }
 
@@ -271,8 +310,11 @@ impl StageSpec {
             "unknown field `{key}` for a `{algorithm}` stage (stage `{}`)",
             self.name()
         );
-        if self.algorithm() == Algorithm::Sft && SAMPLING_KEYS.contains(&key.as_str()) {
-            message += ": SFT stages do not sample; remove the key or use `grpo`/`mopd`";
+        if matches!(self.algorithm(), Algorithm::Sft | Algorithm::Rm)
+            && SAMPLING_KEYS.contains(&key.as_str())
+        {
+            message +=
+                &format!(": {algorithm} stages do not sample; remove the key or use `grpo`/`mopd`");
         }
         Err(invalid(format!("stage[{index}].{key}"), message))
     }

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use cascade_envs::Registry;
 
-use super::stage::{GrpoStage, MopdStage, Rollout, StageCommon, StageSpec};
+use super::stage::{GrpoStage, MopdStage, RmStage, Rollout, StageCommon, StageSpec};
 use super::{invalid, Algorithm, Init, Recipe, RecipeError, StageEnv};
 use crate::device::DeviceChoice;
 
@@ -23,8 +23,10 @@ impl StageKey {
 struct Context<'a> {
     recipe: &'a Recipe,
     registry: &'a Registry,
-    /// `base` and the running stages before this one (possible MOPD teachers).
+    /// `base` and the running policy stages before this one (possible MOPD teachers).
     earlier: &'a [&'a str],
+    /// The running `rm` stages before this one (reward models `rlhf` envs may name).
+    earlier_reward_models: &'a [&'a str],
     /// Every evaluated domain.
     domains: &'a BTreeSet<String>,
 }
@@ -64,6 +66,7 @@ impl Recipe {
             return Err(invalid("stage", "the recipe has no stages to run"));
         }
         let mut earlier: Vec<&str> = vec!["base"];
+        let mut earlier_reward_models: Vec<&str> = Vec::new();
         let mut names = BTreeSet::new();
         for (i, s) in self.stages.iter().enumerate() {
             let key = StageKey(i);
@@ -81,10 +84,15 @@ impl Recipe {
                 recipe: self,
                 registry,
                 earlier: &earlier,
+                earlier_reward_models: &earlier_reward_models,
                 domains: &domains,
             };
             s.validate(key, &ctx)?;
-            earlier.push(s.name());
+            if s.algorithm().trains_the_policy() {
+                earlier.push(s.name());
+            } else {
+                earlier_reward_models.push(s.name());
+            }
         }
         Ok(())
     }
@@ -138,6 +146,20 @@ impl Recipe {
             }
             check_env(registry, &format!("{key}.env"), e.env_name())?;
             self.check_dataset(&format!("{key}.dataset"), &e.dataset)?;
+            // A judge may be trained later in the run: any `rm` stage will do.
+            let reward_models: Vec<&str> = self
+                .active_stages()
+                .filter(|s| !s.algorithm().trains_the_policy())
+                .map(StageSpec::name)
+                .collect();
+            let env = crate::runner::data::make_env(
+                registry,
+                e.env_name(),
+                &e.config,
+                &self.resolve(&e.dataset),
+            )
+            .map_err(|err| invalid(format!("{key}.config"), err.to_string()))?;
+            check_named_reward_model(&format!("{key}.config"), env.as_ref(), self, &reward_models)?;
         }
         Ok(declared.into_keys().collect())
     }
@@ -180,7 +202,7 @@ impl StageSpec {
     /// The checks of a running stage: the shared keys, its environments, then the
     /// algorithm's own keys.
     fn validate(&self, key: StageKey, ctx: &Context) -> Result<(), RecipeError> {
-        self.common().validate(key)?;
+        self.common().validate(key, self.algorithm())?;
         for (j, e) in self.common().envs.iter().enumerate() {
             check_stage_env(key, j, e, self.algorithm(), ctx)?;
         }
@@ -188,12 +210,13 @@ impl StageSpec {
             StageSpec::Sft(_) => Ok(()),
             StageSpec::Grpo(g) => g.validate(key),
             StageSpec::Mopd(m) => m.validate(key, ctx),
+            StageSpec::Rm(r) => r.validate(key, ctx),
         }
     }
 }
 
 impl StageCommon {
-    fn validate(&self, key: StageKey) -> Result<(), RecipeError> {
+    fn validate(&self, key: StageKey, algorithm: Algorithm) -> Result<(), RecipeError> {
         positive(key.of("lr"), self.lr)?;
         at_least_one(key, self.steps, "steps")?;
         at_least_one(key, self.prompts_per_step, "prompts_per_step")?;
@@ -206,13 +229,19 @@ impl StageCommon {
                 (self.weight_decay, "weight_decay"),
             ],
         )?;
-        if self.envs.is_empty() {
-            return Err(invalid(
+        match (self.envs.is_empty(), algorithm) {
+            (true, Algorithm::Rm) | (false, Algorithm::Sft | Algorithm::Grpo | Algorithm::Mopd) => {
+                Ok(())
+            }
+            (true, _) => Err(invalid(
                 key.of("env"),
                 "a stage needs at least one [[stage.env]]",
-            ));
+            )),
+            (false, Algorithm::Rm) => Err(invalid(
+                key.of("env"),
+                "an rm stage reads preference rows from `dataset`, not [[stage.env]]",
+            )),
         }
-        Ok(())
     }
 }
 
@@ -235,6 +264,7 @@ fn check_stage_env(
     }
     ctx.recipe
         .check_dataset(&format!("{ek}.dataset"), &e.dataset)?;
+    check_reward_model(&ek, e, ctx)?;
     match (&e.target, algorithm) {
         (None, Algorithm::Sft) => Err(invalid(
             format!("{ek}.target"),
@@ -243,11 +273,99 @@ fn check_stage_env(
         (Some(t), Algorithm::Sft) if t.is_empty() => {
             Err(invalid(format!("{ek}.target"), "must not be empty"))
         }
-        (Some(_), Algorithm::Grpo | Algorithm::Mopd) => Err(invalid(
+        (Some(_), Algorithm::Grpo | Algorithm::Mopd | Algorithm::Rm) => Err(invalid(
             format!("{ek}.target"),
             "only SFT stages read a reference response",
         )),
         _ => Ok(()),
+    }
+}
+
+/// A stage env that declares a reward model (`rlhf`) names an earlier `rm` stage or
+/// a checkpoint folder that exists.
+fn check_reward_model(ek: &str, e: &StageEnv, ctx: &Context) -> Result<(), RecipeError> {
+    let dataset = ctx.recipe.resolve(&e.dataset);
+    let env = crate::runner::data::make_env(ctx.registry, &e.name, &e.config, &dataset)
+        .map_err(|err| invalid(format!("{ek}.config"), err.to_string()))?;
+    check_named_reward_model(
+        &format!("{ek}.config"),
+        env.as_ref(),
+        ctx.recipe,
+        ctx.earlier_reward_models,
+    )
+}
+
+/// `env`'s reward model, if it declares one, is one of `stages` (`rm` stages) or a
+/// checkpoint folder relative to the recipe.
+fn check_named_reward_model(
+    key: &str,
+    env: &dyn cascade_envs::Environment,
+    recipe: &Recipe,
+    stages: &[&str],
+) -> Result<(), RecipeError> {
+    let Some(spec) = env.model_reward() else {
+        return Ok(());
+    };
+    let baseline = spec.baseline.as_str();
+    let policy_stage = |name: &str| {
+        name == "base"
+            || recipe
+                .active_stages()
+                .any(|s| s.name() == name && s.algorithm().trains_the_policy())
+    };
+    if !policy_stage(baseline) {
+        return Err(invalid(
+            format!("{key}.baseline"),
+            format!("`{baseline}` is not `base` or a policy stage of the recipe"),
+        ));
+    }
+    let named = spec.reward_model.as_str();
+    let folder = recipe.resolve(named);
+    if stages.contains(&named) || folder.join("config.json").is_file() {
+        return Ok(());
+    }
+    Err(invalid(
+        format!("{key}.reward_model"),
+        format!(
+            "`{named}` is neither an earlier `rm` stage nor a checkpoint folder (no config.json in {})",
+            folder.display()
+        ),
+    ))
+}
+
+impl RmStage {
+    fn validate(&self, key: StageKey, ctx: &Context) -> Result<(), RecipeError> {
+        if self.dataset.is_empty() {
+            return Err(invalid(
+                key.of("dataset"),
+                "an rm stage needs `dataset`: its preference rows",
+            ));
+        }
+        ctx.recipe
+            .check_dataset(&key.of("dataset"), &self.dataset)?;
+        match &self.eval_dataset {
+            Some(path) => ctx.recipe.check_dataset(&key.of("eval_dataset"), path)?,
+            None if !(self.eval_fraction > 0.0 && self.eval_fraction < 1.0) => {
+                return Err(invalid(
+                    key.of("eval_fraction"),
+                    format!(
+                        "must be in (0, 1) without `eval_dataset`, got {}",
+                        self.eval_fraction
+                    ),
+                ))
+            }
+            None => {}
+        }
+        at_least_one(key, self.eval_batch, "eval_batch")?;
+        if let Some(init) = &self.init {
+            if !ctx.recipe.resolve(init).join("config.json").is_file() {
+                return Err(invalid(
+                    key.of("init"),
+                    format!("no config.json in {}", ctx.recipe.resolve(init).display()),
+                ));
+            }
+        }
+        Ok(())
     }
 }
 

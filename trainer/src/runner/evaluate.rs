@@ -1,6 +1,7 @@
 //! Evaluation: greedy responses to a domain's eval rows, scored by its environment
 //! (a multi-turn environment's rows are greedy conversations); the domain's score is
-//! the mean reward.
+//! the mean reward. A model-judged domain (`rlhf`) scores the win rate of the
+//! greedy responses against the base model's, judged by its reward model.
 
 use super::data::EnvData;
 use super::episodes::episodes;
@@ -16,14 +17,9 @@ const EVAL_BATCH: usize = 32;
 /// most the run's `max_new_tokens`).
 const EVAL_MAX_TURNS: usize = 8;
 
-/// Mean reward of greedy responses over every row of `data`.
-pub fn evaluate(
-    model: &Transformer,
-    tokenizer: &TextTokenizer,
-    data: &EnvData,
-    max_new_tokens: usize,
-) -> f64 {
-    let params = SamplingParams {
+/// Greedy decoding with the run's cap, as every eval decodes.
+fn greedy(tokenizer: &TextTokenizer, max_new_tokens: usize) -> SamplingParams {
+    SamplingParams {
         temperature: 0.0,
         top_p: 1.0,
         max_new_tokens,
@@ -31,7 +27,17 @@ pub fn evaluate(
         stop_strings: Vec::new(),
         pad_id: tokenizer.pad_id,
         seed: 0,
-    };
+    }
+}
+
+/// Mean reward of greedy responses over every row of `data`.
+pub fn evaluate(
+    model: &Transformer,
+    tokenizer: &TextTokenizer,
+    data: &EnvData,
+    max_new_tokens: usize,
+) -> f64 {
+    let params = greedy(tokenizer, max_new_tokens);
     let decode = |ids: &[i64]| tokenizer.decode(ids).unwrap_or_default();
     let limits = TurnLimits {
         max_turns: EVAL_MAX_TURNS,
@@ -53,4 +59,52 @@ pub fn evaluate(
         }
     }
     total / data.prompts.len().max(1) as f64
+}
+
+/// Greedy responses to every prompt of `data`, in order.
+pub fn greedy_responses(
+    model: &Transformer,
+    tokenizer: &TextTokenizer,
+    data: &EnvData,
+    max_new_tokens: usize,
+) -> Vec<Vec<i64>> {
+    let params = greedy(tokenizer, max_new_tokens);
+    let decode = |ids: &[i64]| tokenizer.decode(ids).unwrap_or_default();
+    data.prompts
+        .chunks(EVAL_BATCH)
+        .flat_map(|chunk| generate(model, chunk, &params, &decode).completions)
+        .collect()
+}
+
+/// A model-judged domain's score (`rlhf`): the win rate of `model`'s greedy
+/// responses against `baseline` (the base model's, same prompts), judged by
+/// `reward_model`; a tie counts half, so the base model scores 0.5.
+pub fn win_rate(
+    model: &Transformer,
+    reward_model: &Transformer,
+    tokenizer: &TextTokenizer,
+    data: &EnvData,
+    baseline: &[Vec<i64>],
+    max_new_tokens: usize,
+) -> f64 {
+    let responses = greedy_responses(model, tokenizer, data, max_new_tokens);
+    let with_prompt = |answers: &[Vec<i64>]| -> Vec<Vec<i64>> {
+        data.prompts
+            .iter()
+            .zip(answers)
+            .map(|(p, a)| p.iter().chain(a).copied().collect())
+            .collect()
+    };
+    let mine = crate::reward_model::score_all(reward_model, &with_prompt(&responses), EVAL_BATCH);
+    let theirs = crate::reward_model::score_all(reward_model, &with_prompt(baseline), EVAL_BATCH);
+    let wins: f64 = mine
+        .iter()
+        .zip(&theirs)
+        .map(|(a, b)| match a.partial_cmp(b) {
+            Some(std::cmp::Ordering::Greater) => 1.0,
+            Some(std::cmp::Ordering::Equal) => 0.5,
+            _ => 0.0,
+        })
+        .sum();
+    wins / mine.len().max(1) as f64
 }

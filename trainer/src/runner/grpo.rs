@@ -5,18 +5,23 @@
 use serde_json::Value;
 
 use super::episodes::{any_multi_turn, episodes};
+use super::model_rewards::ModelRewards;
 use super::stage::{draw, line, sampling, AlgorithmStep, StepInput};
 use super::RunError;
-use crate::grpo::step::{grpo_update, sample_and_score, sample_episodes, GrpoConfig, ScoredGroups};
+use crate::grpo::step::{
+    grpo_update, sample_and_score_batch, sample_episodes, GrpoConfig, ScoredGroups,
+};
 use crate::grpo::AdvantageOptions;
 use crate::model::Transformer;
 use crate::recipe::GrpoStage;
 use crate::tokenizer::TextTokenizer;
 
-/// A GRPO stage's step; `reference` is the stage's starting model when `kl > 0`.
+/// A GRPO stage's step; `reference` is the stage's starting model when `kl > 0`;
+/// `model_rewards` the reward models of its `rlhf` envs.
 pub struct GrpoStep<'a> {
     pub stage: &'a GrpoStage,
     pub reference: Option<Transformer>,
+    pub model_rewards: ModelRewards,
 }
 
 fn grpo_config(stage: &GrpoStage, tokenizer: &TextTokenizer, seed: i64) -> GrpoConfig {
@@ -77,15 +82,22 @@ impl GrpoStep<'_> {
                     &cfg,
                 )
             } else {
-                let score = |i: usize, ids: &[i64]| {
-                    let (e, r) = picks[i / stage.rollout.group_size];
+                let group_size = stage.rollout.group_size;
+                let check = |i: usize, ids: &[i64]| {
+                    let (e, r) = picks[i / group_size];
                     data[e].score(r, &decode(ids))
                 };
-                sample_and_score(
+                // Only the reward models go to the reward thread (the step holds
+                // the reference model, whose tensors are not `Sync`).
+                let model_rewards = &self.model_rewards;
+                let scorer = |completions: &[Vec<i64>]| {
+                    model_rewards.score_rows(data, &picks, group_size, completions, &check)
+                };
+                sample_and_score_batch(
                     input.policy,
                     self.reference.as_ref(),
                     &prompts,
-                    &score,
+                    &scorer,
                     &decode,
                     &cfg,
                 )

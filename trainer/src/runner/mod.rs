@@ -17,10 +17,12 @@ pub mod data;
 pub mod episodes;
 pub mod evaluate;
 mod grpo;
+mod model_rewards;
 mod mopd;
 pub mod plots;
 pub mod record;
 pub mod resume;
+pub mod rm;
 mod run;
 mod sft;
 pub mod stage;
@@ -103,6 +105,7 @@ pub fn run(
     let tokenizer = TextTokenizer::load(&recipe.tokenizer_dir())?;
     // Every dataset is read and every prompt rendered before any training.
     let (evals, stage_data) = data::load_run_data(recipe, registry, &tokenizer)?;
+    let preferences = rm::load_preferences(recipe, &tokenizer)?;
     let output = &opts.output;
     std::fs::create_dir_all(output.join("checkpoints")).map_err(|e| RunError::io(output, e))?;
     let stages: Vec<&StageSpec> = recipe.active_stages().collect();
@@ -133,11 +136,23 @@ pub fn run(
         log,
         out,
     };
-    let mut policy = run.start_policy(plan.done.last())?;
+    // `rm` stages' checkpoints are reward models: the policy is the last other's.
+    let last_policy = plan.done.iter().rev().find(|name| {
+        stages
+            .iter()
+            .any(|s| s.name() == name.as_str() && s.algorithm().trains_the_policy())
+    });
+    let mut policy = run.start_policy(last_policy)?;
     run.record_base(&policy)?;
     policy.set_trainable(true);
     for (index, data) in stage_data.iter().enumerate().skip(plan.done.len()) {
-        run.stage(index, &stages, &mut policy, data)?;
+        run.stage(
+            index,
+            &stages,
+            &mut policy,
+            data,
+            preferences[index].as_ref(),
+        )?;
     }
     Ok(run.record)
 }

@@ -33,6 +33,8 @@ pub fn choose_teachers(
     let earlier: Vec<(String, BTreeMap<String, f64>)> = record
         .stages
         .iter()
+        // An `rm` stage's checkpoint is a reward model, never a teacher.
+        .filter(|s| s.algorithm.is_none_or(|a| a.trains_the_policy()))
         .map(|s| (s.stage.clone(), s.scores.clone()))
         .collect();
     let mut domains: Vec<String> = stage

@@ -90,7 +90,8 @@ fn reward_points(metrics: &[Value]) -> Vec<(String, String, f64)> {
                 .to_owned();
             let y = m
                 .get("reward_mean")
-                .or_else(|| m.get("advantage_mean"))?
+                .or_else(|| m.get("advantage_mean"))
+                .or_else(|| m.get("accuracy"))?
                 .as_f64()?;
             y.is_finite().then_some((stage, algorithm, y))
         })
@@ -243,6 +244,7 @@ mod tests {
             algorithm: Some(crate::recipe::Algorithm::Grpo),
             scores: BTreeMap::from([("math".to_owned(), v), ("ifeval".to_owned(), 1.0 - v)]),
             teachers: BTreeMap::new(),
+            reward_model: None,
         };
         let record = RunRecord {
             stages: vec![stage("base", 0.2), stage("a", 0.5), stage("m", 0.4)],

@@ -20,6 +20,22 @@ pub struct StageRecord {
     pub scores: BTreeMap<String, f64>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub teachers: BTreeMap<String, String>,
+    /// `rm` stages: the reward model's held-out figures (the policy's scores are the
+    /// row above's: the stage leaves the policy as it was).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reward_model: Option<RewardModelRecord>,
+}
+
+/// What an `rm` stage's reward model reached.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RewardModelRecord {
+    /// Pairwise accuracy on the held-out pairs before and after the stage.
+    pub accuracy_before: f64,
+    pub accuracy: f64,
+    pub train_pairs: usize,
+    pub eval_pairs: usize,
+    /// Preference rows skipped (missing fields, identical responses, ties).
+    pub skipped_rows: usize,
 }
 
 impl StageRecord {
@@ -130,6 +146,12 @@ impl RunRecord {
                     _ => "-".into(),
                 };
                 out += &format!("  {cell:>16}");
+            }
+            if let Some(rm) = &s.reward_model {
+                out += &format!(
+                    "  reward model: pairwise accuracy {:.3} → {:.3} on {} held-out pairs",
+                    rm.accuracy_before, rm.accuracy, rm.eval_pairs
+                );
             }
             if !s.teachers.is_empty() {
                 let t: Vec<String> = s

@@ -88,6 +88,7 @@ mod tests {
                     algorithm: None,
                     scores: BTreeMap::new(),
                     teachers: BTreeMap::new(),
+                    reward_model: None,
                 })
                 .collect(),
         }

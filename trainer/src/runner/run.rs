@@ -11,8 +11,10 @@ use tch::{Device, Kind};
 use super::checkpoint::{checkpoint_dir, save_atomic};
 use super::data::EnvData;
 use super::grpo::GrpoStep;
+use super::model_rewards::ModelRewards;
 use super::mopd::{choose_teachers, MopdStep};
 use super::record::{RunRecord, StageRecord};
+use super::rm::PreferenceData;
 use super::sft::SftStep;
 use super::stage::{run_steps, AlgorithmStep, StageContext};
 use super::{evaluate, plots, RunError};
@@ -95,6 +97,34 @@ impl Run<'_> {
         Ok(())
     }
 
+    /// `policy`'s score in every domain (`judged_only`: in the model-judged ones)
+    /// after `stage` (`base` included).
+    pub(super) fn eval_scores(
+        &self,
+        policy: &Transformer,
+        judged_only: bool,
+        stage: &str,
+    ) -> Result<BTreeMap<String, f64>, RunError> {
+        let max_new_tokens = self.recipe.run.eval_max_new_tokens;
+        let mut scores = BTreeMap::new();
+        for d in self.evals {
+            let score = match d.env.model_reward() {
+                Some(_) => self.model_judged_score(policy, d, stage)?,
+                None if judged_only => None,
+                None => Some(evaluate::evaluate(
+                    policy,
+                    self.tokenizer,
+                    d,
+                    max_new_tokens,
+                )),
+            };
+            if let Some(score) = score {
+                scores.insert(d.domain.clone(), score);
+            }
+        }
+        Ok(scores)
+    }
+
     /// Evaluates `policy` in every domain, appends its record and saves the record.
     fn push_record(
         &mut self,
@@ -102,32 +132,40 @@ impl Run<'_> {
         stage: Option<&StageSpec>,
         teachers: BTreeMap<String, String>,
     ) -> Result<(), RunError> {
-        let max_new_tokens = self.recipe.run.eval_max_new_tokens;
-        let scores = self
-            .evals
-            .iter()
-            .map(|d| {
-                let score = evaluate::evaluate(policy, self.tokenizer, d, max_new_tokens);
-                (d.domain.clone(), score)
-            })
-            .collect();
+        let scores = self.eval_scores(policy, false, stage.map_or("base", StageSpec::name))?;
         self.record.stages.push(StageRecord {
             stage: stage.map_or("base", StageSpec::name).to_owned(),
             algorithm: stage.map(StageSpec::algorithm),
             scores,
             teachers,
+            reward_model: None,
         });
         self.record.save(self.output)
     }
 
+    /// The policy checkpoint stage `index` starts from: the last policy stage's
+    /// before it (`rm` stages leave the policy as it was), else the base model.
+    fn policy_dir_before(&self, index: usize, stages: &[&StageSpec]) -> PathBuf {
+        match stages[..index]
+            .iter()
+            .rev()
+            .find(|s| s.algorithm().trains_the_policy())
+        {
+            Some(s) => checkpoint_dir(self.output, s.name()),
+            None => self.base_dir(),
+        }
+    }
+
     /// Runs stage `index` of `stages` (the running stages) on `policy`, then saves,
-    /// evaluates and records it.
+    /// evaluates and records it. An `rm` stage trains a reward model on
+    /// `preferences` instead, and saves that.
     pub fn stage(
         &mut self,
         index: usize,
         stages: &[&StageSpec],
         policy: &mut Transformer,
         data: &[EnvData],
+        preferences: Option<&PreferenceData>,
     ) -> Result<(), RunError> {
         let stage = stages[index];
         let common = stage.common();
@@ -138,11 +176,11 @@ impl Run<'_> {
             stage.algorithm().as_str(),
             common.steps
         );
-        let start_dir = match index {
-            0 => self.base_dir(),
-            _ => checkpoint_dir(self.output, stages[index - 1].name()),
-        };
-        let Prepared { mut step, teachers } = self.algorithm_step(stage, &start_dir)?;
+        if let (StageSpec::Rm(rm), Some(preferences)) = (stage, preferences) {
+            return self.reward_model_stage(index, rm, policy, preferences);
+        }
+        let start_dir = self.policy_dir_before(index, stages);
+        let Prepared { mut step, teachers } = self.algorithm_step(stage, &start_dir, data)?;
         let mut ctx = StageContext {
             tokenizer: self.tokenizer,
             seed: self.recipe.run.seed,
@@ -167,12 +205,17 @@ impl Run<'_> {
         // Continue from exactly what was saved, as a resumed run would.
         policy.round_to_saved_dtype();
         self.push_record(policy, Some(stage), teachers)?;
+        self.show_progress();
+        Ok(())
+    }
+
+    /// Plots and prints the record after a stage.
+    pub(super) fn show_progress(&mut self) {
         let metrics = read_metrics(&self.output.join("metrics.jsonl"));
         if let Err(e) = plots::draw(&self.output.join("plots"), &metrics, &self.record) {
             let _ = writeln!(self.out, "   (plots not drawn: {e})");
         }
         let _ = writeln!(self.out, "{}", self.record.table());
-        Ok(())
     }
 
     /// `stage`'s algorithm step, with what it needs from the run, and (MOPD) the
@@ -181,6 +224,7 @@ impl Run<'_> {
         &mut self,
         stage: &'s StageSpec,
         start_dir: &Path,
+        data: &[EnvData],
     ) -> Result<Prepared<'s>, RunError> {
         let untaught = |step: Box<dyn AlgorithmStep + 's>| Prepared {
             step,
@@ -194,9 +238,13 @@ impl Run<'_> {
                 } else {
                     None
                 };
+                let locate = |name: &str| self.reward_model_dir(name);
+                let model_rewards =
+                    ModelRewards::load(data, &locate, &self.recipe.tokenizer_dir(), self.device)?;
                 untaught(Box::new(GrpoStep {
                     stage: g,
                     reference,
+                    model_rewards,
                 }))
             }
             StageSpec::Mopd(m) => {
@@ -217,6 +265,12 @@ impl Run<'_> {
                     step: Box::new(step),
                     teachers,
                 }
+            }
+            StageSpec::Rm(r) => {
+                return Err(RunError::Env {
+                    name: "rm".into(),
+                    message: format!("stage `{}` has no preference pairs loaded", r.common.name),
+                })
             }
         })
     }
