@@ -309,7 +309,29 @@ fn tiny_recipe_table_shows_learning_forgetting_and_recovery() {
         math("mopd") >= math("if-rl") + 0.5 * gap,
         "MOPD recovers at least half the gap:\n{table}"
     );
-    // The SFT stage is logged like the others: one line per step with its loss.
+    // RLHF learns its own domain: the win rate against the SFT model's answers,
+    // judged by the reward model trained in the run, rises during the stage.
+    let rlhf = |stage: &str| {
+        record
+            .stages
+            .iter()
+            .find(|s| s.stage == stage)
+            .and_then(|s| s.scores.get("rlhf").copied())
+            .unwrap_or_else(|| panic!("no rlhf score for {stage}:\n{table}"))
+    };
+    // No score before the reward model exists (its stage comes after SFT's).
+    let sft_row = record
+        .stages
+        .iter()
+        .find(|s| s.stage == "sft")
+        .expect("sft");
+    assert!(!sft_row.scores.contains_key("rlhf"), "{table}");
+    assert!(
+        rlhf("rlhf") >= rlhf("rm") + 0.15,
+        "RLHF learns its domain:\n{table}"
+    );
+    println!("{table}"); // for `-- --nocapture`
+                         // The SFT stage is logged like the others: one line per step with its loss.
     let sft: Vec<Value> = metrics_all
         .into_iter()
         .filter(|m| m["stage"] == "sft")

@@ -147,11 +147,7 @@ impl Recipe {
             check_env(registry, &format!("{key}.env"), e.env_name())?;
             self.check_dataset(&format!("{key}.dataset"), &e.dataset)?;
             // A judge may be trained later in the run: any `rm` stage will do.
-            let reward_models: Vec<&str> = self
-                .active_stages()
-                .filter(|s| !s.algorithm().trains_the_policy())
-                .map(StageSpec::name)
-                .collect();
+            let reward_models = self.reward_model_stages();
             let env = crate::runner::data::make_env(
                 registry,
                 e.env_name(),
@@ -162,6 +158,14 @@ impl Recipe {
             check_named_reward_model(&format!("{key}.config"), env.as_ref(), self, &reward_models)?;
         }
         Ok(declared.into_keys().collect())
+    }
+
+    /// The names of the running `rm` stages.
+    fn reward_model_stages(&self) -> Vec<&str> {
+        self.active_stages()
+            .filter(|s| !s.algorithm().trains_the_policy())
+            .map(StageSpec::name)
+            .collect()
     }
 
     fn check_dataset(&self, key: &str, path: &str) -> Result<(), RecipeError> {
@@ -264,7 +268,7 @@ fn check_stage_env(
     }
     ctx.recipe
         .check_dataset(&format!("{ek}.dataset"), &e.dataset)?;
-    check_reward_model(&ek, e, ctx)?;
+    check_reward_model(&ek, e, algorithm, ctx)?;
     match (&e.target, algorithm) {
         (None, Algorithm::Sft) => Err(invalid(
             format!("{ek}.target"),
@@ -283,16 +287,23 @@ fn check_stage_env(
 
 /// A stage env that declares a reward model (`rlhf`) names an earlier `rm` stage or
 /// a checkpoint folder that exists.
-fn check_reward_model(ek: &str, e: &StageEnv, ctx: &Context) -> Result<(), RecipeError> {
+fn check_reward_model(
+    ek: &str,
+    e: &StageEnv,
+    algorithm: Algorithm,
+    ctx: &Context,
+) -> Result<(), RecipeError> {
     let dataset = ctx.recipe.resolve(&e.dataset);
     let env = crate::runner::data::make_env(ctx.registry, &e.name, &e.config, &dataset)
         .map_err(|err| invalid(format!("{ek}.config"), err.to_string()))?;
-    check_named_reward_model(
-        &format!("{ek}.config"),
-        env.as_ref(),
-        ctx.recipe,
-        ctx.earlier_reward_models,
-    )
+    // Only GRPO scores with the model, so it must exist by then; other stages only
+    // render the env's prompts, and may name one trained later.
+    let later_too = ctx.recipe.reward_model_stages();
+    let stages = match algorithm {
+        Algorithm::Grpo => ctx.earlier_reward_models,
+        _ => &later_too,
+    };
+    check_named_reward_model(&format!("{ek}.config"), env.as_ref(), ctx.recipe, stages)
 }
 
 /// `env`'s reward model, if it declares one, is one of `stages` (`rm` stages) or a
