@@ -15,6 +15,9 @@ pub enum FieldError {
         expected: &'static str,
         found: &'static str,
     },
+    /// A field of the right type whose value the environment refuses.
+    #[error("field `{field}`: {message}")]
+    Refused { field: String, message: String },
 }
 
 impl FieldError {
