@@ -8,10 +8,42 @@ use std::process::Command;
 use serde_json::Value;
 
 const FILES: &[(&str, &[&str])] = &[
-    ("train.jsonl", &["--seed", "21", "--count", "64", "--tokens", "1024"]),
-    ("eval.jsonl", &["--seed", "22", "--count", "16", "--tokens", "1024"]),
-    ("tiny.train.jsonl", &["--seed", "31", "--count", "64", "--tokens", "96", "--tasks", "niah_single", "--terse"]),
-    ("tiny.eval.jsonl", &["--seed", "32", "--count", "16", "--tokens", "96", "--tasks", "niah_single", "--terse"]),
+    (
+        "train.jsonl",
+        &["--seed", "21", "--count", "64", "--tokens", "1024"],
+    ),
+    (
+        "eval.jsonl",
+        &["--seed", "22", "--count", "16", "--tokens", "1024"],
+    ),
+    (
+        "tiny.train.jsonl",
+        &[
+            "--seed",
+            "31",
+            "--count",
+            "64",
+            "--tokens",
+            "96",
+            "--tasks",
+            "niah_single",
+            "--terse",
+        ],
+    ),
+    (
+        "tiny.eval.jsonl",
+        &[
+            "--seed",
+            "32",
+            "--count",
+            "16",
+            "--tokens",
+            "96",
+            "--tasks",
+            "niah_single",
+            "--terse",
+        ],
+    ),
 ];
 
 fn root() -> &'static Path {
@@ -34,7 +66,10 @@ fn bundled_long_context_files_are_what_their_commands_write() {
             .unwrap();
         assert!(status.success(), "{name}");
         let bundled = std::fs::read(root().join("datasets/long_context").join(name)).unwrap();
-        assert!(std::fs::read(&output).unwrap() == bundled, "{name} differs from its command's output");
+        assert!(
+            std::fs::read(&output).unwrap() == bundled,
+            "{name} differs from its command's output"
+        );
     }
 }
 
@@ -44,7 +79,8 @@ fn bundled_long_context_rows_score_one_with_their_answers() {
     let dir = tempfile::tempdir().unwrap();
     let mut samples = String::new();
     for (name, _) in FILES {
-        let text = std::fs::read_to_string(root().join("datasets/long_context").join(name)).unwrap();
+        let text =
+            std::fs::read_to_string(root().join("datasets/long_context").join(name)).unwrap();
         for line in text.lines() {
             let mut row: Value = serde_json::from_str(line).unwrap();
             row["response"] = match (&row["expected_answer"], &row["problem_type"]) {
@@ -66,11 +102,22 @@ fn bundled_long_context_rows_score_one_with_their_answers() {
     let input = dir.path().join("answered.jsonl");
     std::fs::write(&input, samples).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_cascade"))
-        .args(["score", "--env", "long_context", "--config", "max_context_tokens=1024", "--input"])
+        .args([
+            "score",
+            "--env",
+            "long_context",
+            "--config",
+            "max_context_tokens=1024",
+            "--input",
+        ])
         .arg(&input)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert_eq!(stdout.lines().count(), 160);
     for line in stdout.lines() {

@@ -102,7 +102,14 @@ fn grade(answer: &Answer, response: &str) -> Reward {
         }
         Answer::Mrcr { expected, prefix } => match grade_mrcr(response, expected, prefix) {
             Ok(graded) => Reward::new(graded.score)
-                .with("verdict", if graded.prefix_matched { verdict(graded.score) } else { "no_answer" })
+                .with(
+                    "verdict",
+                    if graded.prefix_matched {
+                        verdict(graded.score)
+                    } else {
+                        "no_answer"
+                    },
+                )
                 .with("prefix_matched", graded.prefix_matched)
                 .with("ratio", graded.score),
             Err(e) => too_long(e.to_string()),
@@ -111,7 +118,9 @@ fn grade(answer: &Answer, response: &str) -> Reward {
 }
 
 fn too_long(reason: String) -> Reward {
-    Reward::new(0.0).with("verdict", "too_long").with("reason", reason)
+    Reward::new(0.0)
+        .with("verdict", "too_long")
+        .with("reason", reason)
 }
 
 impl Environment for LongContextEnv {
@@ -122,16 +131,26 @@ impl Environment for LongContextEnv {
     fn prompt(&self, row: &Sample) -> Result<Vec<ChatMessage>, FieldError> {
         let parsed = LongContextRow::try_from(row).map_err(|e| match e {
             RowError::Field(e) => e,
-            other => FieldError::Refused { field: "task".into(), message: other.to_string() },
+            other => FieldError::Refused {
+                field: "task".into(),
+                message: other.to_string(),
+            },
         })?;
         if let Some(message) = self.over_context(row, parsed.token_length) {
-            return Err(FieldError::Refused { field: "token_length".into(), message });
+            return Err(FieldError::Refused {
+                field: "token_length".into(),
+                message,
+            });
         }
         gym_prompt(row)?.ok_or_else(|| FieldError::Missing(crate::gym::PARAMS.into()))
     }
 
     fn score(&self, sample: &Sample) -> Reward {
-        let row = match sample.validate_common().map_err(RowError::from).and_then(|()| LongContextRow::try_from(sample)) {
+        let row = match sample
+            .validate_common()
+            .map_err(RowError::from)
+            .and_then(|()| LongContextRow::try_from(sample))
+        {
             Ok(row) => row,
             Err(e) => return Reward::error(e.to_string()),
         };

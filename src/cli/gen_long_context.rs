@@ -69,8 +69,13 @@ pub fn run(args: GenLongContextArgs) -> Result<(), Failure> {
     let count = |messages: &[Value]| -> Result<usize, String> {
         let messages: Vec<ChatMessage> =
             serde_json::from_value(Value::Array(messages.to_vec())).map_err(|e| e.to_string())?;
-        let text = tokenizer.render_chat(&messages, None).map_err(|e| e.to_string())?;
-        tokenizer.encode(&text).map(|ids| ids.len()).map_err(|e| e.to_string())
+        let text = tokenizer
+            .render_chat(&messages, None)
+            .map_err(|e| e.to_string())?;
+        tokenizer
+            .encode(&text)
+            .map(|ids| ids.len())
+            .map_err(|e| e.to_string())
     };
     let options = Options {
         count: args.count,
@@ -91,7 +96,13 @@ mod tests {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("trainer/assets/tiny-chatml")
     }
 
-    fn write(dir: &std::path::Path, name: &str, seed: u64, tasks: &[&str], tokens: usize) -> String {
+    fn write(
+        dir: &std::path::Path,
+        name: &str,
+        seed: u64,
+        tasks: &[&str],
+        tokens: usize,
+    ) -> String {
         let path = dir.join(name);
         let args = GenLongContextArgs {
             count: 16,
@@ -131,7 +142,12 @@ mod tests {
         let kinds: Vec<String> = text
             .lines()
             .take(3)
-            .map(|l| serde_json::from_str::<Value>(l).unwrap()["task"].as_str().unwrap().to_owned())
+            .map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["task"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
             .collect();
         assert_eq!(kinds, ["graph_parents", "graph_bfs", "mrcr"]);
         assert!(parse_tasks(&["needles".into()]).is_err());

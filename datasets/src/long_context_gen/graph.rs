@@ -61,25 +61,42 @@ pub(super) fn walk(bfs: bool, size: usize, rng: &mut SplitMix64) -> Built {
     let edges = edges(size.max(1), rng);
     let (operation, answer, problem_type) = if bfs {
         let (start, depth, layer) = bfs_question(&edges, rng);
-        (format!("Perform a BFS from node {start} with depth {depth}."), layer, "bfs")
+        (
+            format!("Perform a BFS from node {start} with depth {depth}."),
+            layer,
+            "bfs",
+        )
     } else {
         let target = edges[rng.below(edges.len())].1.clone();
-        let parents: BTreeSet<String> =
-            edges.iter().filter(|(_, v)| *v == target).map(|(u, _)| u.clone()).collect();
-        (format!("Find the parents of node {target}."), parents, "parents")
+        let parents: BTreeSet<String> = edges
+            .iter()
+            .filter(|(_, v)| *v == target)
+            .map(|(u, _)| u.clone())
+            .collect();
+        (
+            format!("Find the parents of node {target}."),
+            parents,
+            "parents",
+        )
     };
     let list: String = edges.iter().map(|(u, v)| format!("{u} -> {v}\n")).collect();
     let content = format!(
         "{INTRO}\n\nThe graph has the following edges:\n{list}\nOperation:\n{operation}\n\nEnd your response with a line of the form: Final Answer: [node1, node2, ...]"
     );
     Built::user(content)
-        .with("expected_answer", Value::from(answer.into_iter().collect::<Vec<_>>()))
+        .with(
+            "expected_answer",
+            Value::from(answer.into_iter().collect::<Vec<_>>()),
+        )
         .with("problem_type", json!(problem_type))
 }
 
 /// A start node and depth (1–3) whose layer is not empty: the drawn depth if some
 /// start reaches it, else a smaller one (depth 1 from any edge's tail always works).
-fn bfs_question(edges: &[(String, String)], rng: &mut SplitMix64) -> (String, usize, BTreeSet<String>) {
+fn bfs_question(
+    edges: &[(String, String)],
+    rng: &mut SplitMix64,
+) -> (String, usize, BTreeSet<String>) {
     let drawn = rng.range(1, 3) as usize;
     let mut starts: Vec<&str> = edges.iter().map(|(u, _)| u.as_str()).collect();
     starts.dedup();

@@ -60,7 +60,11 @@ pub struct Options {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum GenError {
     #[error("{tokens} tokens is too few for {task}: its shortest prompt is {minimum} tokens")]
-    TooFewTokens { task: Task, tokens: usize, minimum: usize },
+    TooFewTokens {
+        task: Task,
+        tokens: usize,
+        minimum: usize,
+    },
     #[error("cannot count tokens: {0}")]
     Count(String),
 }
@@ -74,7 +78,10 @@ pub(crate) struct Built {
 impl Built {
     fn user(content: String) -> Self {
         let messages = vec![json!({"role": "user", "content": content})];
-        Self { messages, fields: Vec::new() }
+        Self {
+            messages,
+            fields: Vec::new(),
+        }
     }
 
     fn with(mut self, field: &'static str, value: Value) -> Self {
@@ -101,7 +108,12 @@ const MAX_SIZE: usize = 1 << 22;
 
 /// The row's prompt and its length: the largest size that fits; for MRCR, with 8,
 /// else 4, else 2 needles at most, the first count whose shortest prompt fits.
-fn fit_row(task: Task, row_seed: u64, options: &Options, counter: &dyn TokenCounter) -> Result<(Built, usize), GenError> {
+fn fit_row(
+    task: Task,
+    row_seed: u64,
+    options: &Options,
+    counter: &dyn TokenCounter,
+) -> Result<(Built, usize), GenError> {
     if task != Task::Mrcr {
         return fit(task, usize::MAX, row_seed, options, counter);
     }
@@ -129,7 +141,11 @@ fn fit(
     };
     let mut best = measure(1)?;
     if best.1 > options.tokens {
-        return Err(GenError::TooFewTokens { task, tokens: options.tokens, minimum: best.1 });
+        return Err(GenError::TooFewTokens {
+            task,
+            tokens: options.tokens,
+            minimum: best.1,
+        });
     }
     // Invariant: `lo` fits, `hi` does not (or is the cap).
     let (mut lo, mut hi) = (1, 2);
@@ -154,7 +170,11 @@ fn fit(
 
 /// The rows of `options`, each sized by `counter`.
 pub fn generate(options: &Options, counter: &dyn TokenCounter) -> Result<Vec<Value>, GenError> {
-    let tasks = if options.tasks.is_empty() { Task::ALL.to_vec() } else { options.tasks.clone() };
+    let tasks = if options.tasks.is_empty() {
+        Task::ALL.to_vec()
+    } else {
+        options.tasks.clone()
+    };
     let mut rng = SplitMix64::new(options.seed);
     let mut rows = Vec::with_capacity(options.count);
     for i in 0..options.count {

@@ -16,9 +16,23 @@ use cascade_verifiers::seeded::SplitMix64;
 use super::text::{self, ALPHANUMERIC};
 use super::Built;
 
-const FORMS: &[&str] = &["poem", "short story", "riddle", "blog post", "letter", "song"];
+const FORMS: &[&str] = &[
+    "poem",
+    "short story",
+    "riddle",
+    "blog post",
+    "letter",
+    "song",
+];
 const TOPICS: &[&str] = &[
-    "tapirs", "rocks", "lighthouses", "glaciers", "violins", "bakeries", "comets", "owls",
+    "tapirs",
+    "rocks",
+    "lighthouses",
+    "glaciers",
+    "violins",
+    "bakeries",
+    "comets",
+    "owls",
 ];
 
 /// The answer to one request: a title and 1–3 filler sentences about the topic.
@@ -26,7 +40,11 @@ fn piece(form: &str, topic: &str, rng: &mut SplitMix64) -> String {
     let mut lines = vec![format!("A {form} about {topic}")];
     for _ in 0..rng.range(1, 3) {
         let sentence = text::sentence(rng, false);
-        lines.push(sentence.trim_end().replacen("The ", &format!("Like {topic}, the "), 1));
+        lines.push(
+            sentence
+                .trim_end()
+                .replacen("The ", &format!("Like {topic}, the "), 1),
+        );
     }
     lines.join("\n")
 }
@@ -45,9 +63,15 @@ pub(super) fn conversation(distractors: usize, most_needles: usize, rng: &mut Sp
     let prefix = text::distinct(rng, ALPHANUMERIC, 10, &[]);
     let mut spots: Vec<f64> = (0..needles).map(|_| rng.unit()).collect();
     spots.sort_by(f64::total_cmp);
-    let (mut needle_rng, mut other_rng) = (SplitMix64::new(rng.next_u64()), SplitMix64::new(rng.next_u64()));
+    let (mut needle_rng, mut other_rng) = (
+        SplitMix64::new(rng.next_u64()),
+        SplitMix64::new(rng.next_u64()),
+    );
     // Needle k goes before distractor `slot_k` (after all of them at `distractors`).
-    let slots: Vec<usize> = spots.iter().map(|u| ((u * (distractors + 1) as f64) as usize).min(distractors)).collect();
+    let slots: Vec<usize> = spots
+        .iter()
+        .map(|u| ((u * (distractors + 1) as f64) as usize).min(distractors))
+        .collect();
     let (mut messages, mut placed, mut answer) = (Vec::new(), 0, String::new());
     for t in 0..=distractors {
         while placed < needles && slots[placed] == t {
@@ -70,14 +94,20 @@ pub(super) fn conversation(distractors: usize, most_needles: usize, rng: &mut Sp
         text::ordinal(asked)
     );
     messages.push(json!({"role": "user", "content": question}));
-    Built { messages, fields: Vec::new() }
-        .with("expected_answer", Value::from(format!("{prefix}{answer}")))
-        .with("random_string_to_prepend", Value::from(prefix))
-        .with("n_needles", Value::from(needles))
+    Built {
+        messages,
+        fields: Vec::new(),
+    }
+    .with("expected_answer", Value::from(format!("{prefix}{answer}")))
+    .with("random_string_to_prepend", Value::from(prefix))
+    .with("n_needles", Value::from(needles))
 }
 
 /// A request other than the needle's, often sharing its form or its topic.
-fn distractor(needle: (&'static str, &'static str), rng: &mut SplitMix64) -> (&'static str, &'static str) {
+fn distractor(
+    needle: (&'static str, &'static str),
+    rng: &mut SplitMix64,
+) -> (&'static str, &'static str) {
     loop {
         let pair = match rng.below(3) {
             0 => (needle.0, *rng.pick(TOPICS)),

@@ -24,7 +24,11 @@ fn layout(task: Task, rng: &mut SplitMix64) -> Layout {
         Task::NiahMultiquery => (rng.range(2, 3) as usize, 1, rng.range(1, 2) as usize),
         _ => (1, 1, 0),
     };
-    Layout { asked_keys, values_per_key, distractors }
+    Layout {
+        asked_keys,
+        values_per_key,
+        distractors,
+    }
 }
 
 /// A needle task with `size` filler sentences. Full: RULER-like wording, keys such as
@@ -36,13 +40,25 @@ pub(super) fn needles(task: Task, size: usize, rng: &mut SplitMix64, terse: bool
     let (mut values, mut expected): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
     let mut inserts: Vec<(usize, String)> = Vec::new();
     for _ in 0..layout.asked_keys + layout.distractors {
-        let key = if terse { text::distinct(rng, LOWERCASE, 1, &keys) } else { text::key(rng, &keys) };
+        let key = if terse {
+            text::distinct(rng, LOWERCASE, 1, &keys)
+        } else {
+            text::key(rng, &keys)
+        };
         keys.push(key);
     }
     for (k, key) in keys.iter().enumerate() {
-        let per_key = if k < layout.asked_keys { layout.values_per_key } else { 1 };
+        let per_key = if k < layout.asked_keys {
+            layout.values_per_key
+        } else {
+            1
+        };
         for _ in 0..per_key {
-            let value = if terse { text::number(rng, 1, 2, &values) } else { text::number(rng, 7, 7, &values) };
+            let value = if terse {
+                text::number(rng, 1, 2, &values)
+            } else {
+                text::number(rng, 7, 7, &values)
+            };
             let needle = if terse {
                 format!("{key}={value}. ")
             } else {
@@ -93,7 +109,11 @@ pub(super) fn variables(size: usize, rng: &mut SplitMix64) -> Built {
         for hop in 0..rng.range(2, 4) {
             let name = text::distinct(rng, CAPITALS, 5, &names);
             names.push(name.clone());
-            let rhs = if hop == 0 { source.clone() } else { format!("VAR {source}") };
+            let rhs = if hop == 0 {
+                source.clone()
+            } else {
+                format!("VAR {source}")
+            };
             statements.push((chain, format!("VAR {name} = {rhs}. ")));
             if chain == 0 {
                 expected.push(name.clone());
@@ -132,7 +152,9 @@ fn interleave(statements: &[(usize, String)], rng: &mut SplitMix64) -> Vec<usize
     queues.iter_mut().for_each(|q| q.reverse());
     let mut order = Vec::with_capacity(statements.len());
     while order.len() < statements.len() {
-        let live: Vec<usize> = (0..queues.len()).filter(|&q| !queues[q].is_empty()).collect();
+        let live: Vec<usize> = (0..queues.len())
+            .filter(|&q| !queues[q].is_empty())
+            .collect();
         let q = *rng.pick(&live);
         order.extend(queues[q].pop());
     }

@@ -6,12 +6,12 @@
 use cascade_verifiers::seeded::SplitMix64;
 
 const ADJECTIVES: &[&str] = &[
-    "quiet", "golden", "narrow", "ancient", "bright", "hollow", "gentle", "restless",
-    "silver", "distant", "humble", "crooked", "patient", "frozen", "curious", "tidy",
+    "quiet", "golden", "narrow", "ancient", "bright", "hollow", "gentle", "restless", "silver",
+    "distant", "humble", "crooked", "patient", "frozen", "curious", "tidy",
 ];
 const NOUNS: &[&str] = &[
-    "river", "lantern", "orchard", "harbor", "meadow", "bridge", "garden", "valley",
-    "tower", "market", "forest", "island", "window", "kettle", "compass", "ladder",
+    "river", "lantern", "orchard", "harbor", "meadow", "bridge", "garden", "valley", "tower",
+    "market", "forest", "island", "window", "kettle", "compass", "ladder",
 ];
 const VERBS: &[&str] = &[
     "rests", "waits", "shines", "drifts", "leans", "turns", "hums", "sleeps",
@@ -48,7 +48,12 @@ pub(super) fn key(rng: &mut SplitMix64, taken: &[String]) -> String {
 }
 
 /// A string of `len` characters from `alphabet`, distinct from those in `taken`.
-pub(super) fn distinct(rng: &mut SplitMix64, alphabet: &[u8], len: usize, taken: &[String]) -> String {
+pub(super) fn distinct(
+    rng: &mut SplitMix64,
+    alphabet: &[u8],
+    len: usize,
+    taken: &[String],
+) -> String {
     loop {
         let text: String = (0..len).map(|_| *rng.pick(alphabet) as char).collect();
         if !taken.contains(&text) {
@@ -67,7 +72,11 @@ pub const ALPHANUMERIC: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrst
 pub(super) fn number(rng: &mut SplitMix64, lo: u32, hi: u32, taken: &[String]) -> String {
     loop {
         let digits = rng.range(u64::from(lo), u64::from(hi)) as u32;
-        let min = if digits == 1 { 0 } else { 10u64.pow(digits - 1) };
+        let min = if digits == 1 {
+            0
+        } else {
+            10u64.pow(digits - 1)
+        };
         let text = rng.range(min, 10u64.pow(digits) - 1).to_string();
         if !taken.contains(&text) {
             return text;

@@ -67,7 +67,11 @@ impl TryFrom<&Sample> for LongContextRow {
                 prefix: sample.str_field("random_string_to_prepend")?.to_owned(),
             },
         };
-        Ok(Self { task, answer, token_length: token_length(sample)? })
+        Ok(Self {
+            task,
+            answer,
+            token_length: token_length(sample)?,
+        })
     }
 }
 
@@ -122,7 +126,9 @@ fn token_length(sample: &Sample) -> Result<Option<u64>, RowError> {
         match sample.get(field) {
             None | Some(Value::Null) => continue,
             Some(v) => {
-                let n = v.as_u64().ok_or_else(|| FieldError::wrong_type(field, "a non-negative integer", v))?;
+                let n = v
+                    .as_u64()
+                    .ok_or_else(|| FieldError::wrong_type(field, "a non-negative integer", v))?;
                 return Ok(Some(n));
             }
         }

@@ -14,7 +14,12 @@ fn row(task: &str, answer: Value, response: &str) -> Sample {
 }
 
 fn env(pairs: &[&str]) -> LongContextEnv {
-    LongContextEnv::new(EnvConfig::from_pairs(pairs.iter().copied()).unwrap().parse("long_context").unwrap())
+    LongContextEnv::new(
+        EnvConfig::from_pairs(pairs.iter().copied())
+            .unwrap()
+            .parse("long_context")
+            .unwrap(),
+    )
 }
 
 #[test]
@@ -27,17 +32,33 @@ fn needles_and_variables_score_the_jaccard_of_what_is_named() {
     let r = e.score(&row("niah_multivalue", json!(["12", "7"]), "7, 12, 99"));
     assert!((r.score - 2.0 / 3.0).abs() < 1e-12);
     assert_eq!(r.details["extra"], json!(["99"]));
-    let r = e.score(&row("variable_tracking", json!(["QWERT", "ASDFG"]), "QWERT"));
+    let r = e.score(&row(
+        "variable_tracking",
+        json!(["QWERT", "ASDFG"]),
+        "QWERT",
+    ));
     assert_eq!((r.score, r.outcome()), (0.5, "partial".into()));
-    assert_eq!(e.score(&row("niah_multikey", json!(["4512"]), "")).outcome(), "wrong");
+    assert_eq!(
+        e.score(&row("niah_multikey", json!(["4512"]), ""))
+            .outcome(),
+        "wrong"
+    );
 }
 
 #[test]
 fn graphs_score_the_f1_of_the_final_answer() {
     let e = LongContextEnv::default();
-    let r = e.score(&row("graph_bfs", json!(["a1", "b2"]), "Final Answer: [a1, b2]"));
+    let r = e.score(&row(
+        "graph_bfs",
+        json!(["a1", "b2"]),
+        "Final Answer: [a1, b2]",
+    ));
     assert_eq!(r.score, 1.0);
-    let r = e.score(&row("graph_parents", json!(["a1", "b2"]), "Final Answer: [a1]"));
+    let r = e.score(&row(
+        "graph_parents",
+        json!(["a1", "b2"]),
+        "Final Answer: [a1]",
+    ));
     assert!((r.score - 2.0 / 3.0).abs() < 1e-12);
     let r = e.score(&row("graph_parents", json!(["a1"]), "a1"));
     assert_eq!((r.score, r.outcome()), (0.0, "no_answer".into()));
@@ -53,14 +74,24 @@ fn gym_graphwalks_and_mrcr_rows_are_read_unchanged() {
         "response": "Final Answer: [b2, a1]",
     }));
     let r = e.score(&graph);
-    assert_eq!((r.score, r.details["task"].clone(), r.details["token_length"].clone()), (1.0, json!("graph_bfs"), json!(900)));
+    assert_eq!(
+        (
+            r.score,
+            r.details["task"].clone(),
+            r.details["token_length"].clone()
+        ),
+        (1.0, json!("graph_bfs"), json!(900))
+    );
     let mrcr = Sample::new(json!({
         "id": "m", "responses_create_params": {"input": "chat…"},
         "expected_answer": "XYabcd", "random_string_to_prepend": "XY",
         "response": "XYbcde",
     }));
     let r = e.score(&mrcr);
-    assert_eq!((r.score, r.details["prefix_matched"].clone()), (0.75, json!(true)));
+    assert_eq!(
+        (r.score, r.details["prefix_matched"].clone()),
+        (0.75, json!(true))
+    );
     let mut no_prefix = mrcr.value().clone();
     no_prefix["response"] = json!("abcd");
     let r = e.score(&Sample::new(no_prefix));
@@ -74,12 +105,24 @@ fn rows_over_the_context_are_refused_naming_the_row_and_both_lengths() {
     let r = e.score(&sample);
     assert_eq!(r.score, 0.0);
     let error = r.error_message().unwrap();
-    assert!(error.contains("\"lc-1\"") && error.contains("120") && error.contains("100"), "{error}");
+    assert!(
+        error.contains("\"lc-1\"") && error.contains("120") && error.contains("100"),
+        "{error}"
+    );
     let prompt_error = e.prompt(&sample).unwrap_err().to_string();
-    assert!(prompt_error.contains("\"lc-1\"") && prompt_error.contains("never truncated"), "{prompt_error}");
+    assert!(
+        prompt_error.contains("\"lc-1\"") && prompt_error.contains("never truncated"),
+        "{prompt_error}"
+    );
     // At the limit is fine.
     assert_eq!(env(&["max_context_tokens=120"]).score(&sample).score, 1.0);
-    assert_eq!(env(&["max_context_tokens=120"]).prompt(&sample).unwrap().len(), 1);
+    assert_eq!(
+        env(&["max_context_tokens=120"])
+            .prompt(&sample)
+            .unwrap()
+            .len(),
+        1
+    );
 }
 
 #[test]
@@ -94,14 +137,26 @@ fn malformed_rows_and_long_responses_score_zero_with_a_reason() {
     for (sample, needle) in cases {
         let r = e.score(&sample);
         assert_eq!(r.score, 0.0);
-        assert!(r.error_message().unwrap().contains(needle), "{:?}", r.details);
+        assert!(
+            r.error_message().unwrap().contains(needle),
+            "{:?}",
+            r.details
+        );
     }
     let mut no_task = row("niah_single", json!(["37"]), "37").value().clone();
     no_task.as_object_mut().unwrap().remove("task");
-    assert!(e.score(&Sample::new(no_task)).error_message().unwrap().contains("missing field `task`"));
+    assert!(e
+        .score(&Sample::new(no_task))
+        .error_message()
+        .unwrap()
+        .contains("missing field `task`"));
     let mut bad_length = row("niah_single", json!(["37"]), "37").value().clone();
     bad_length["token_length"] = json!(-3);
-    assert!(e.score(&Sample::new(bad_length)).error_message().unwrap().contains("token_length"));
+    assert!(e
+        .score(&Sample::new(bad_length))
+        .error_message()
+        .unwrap()
+        .contains("token_length"));
     let long = "7 ".repeat(MAX_RESPONSE_BYTES);
     let r = e.score(&row("niah_single", json!(["7"]), &long));
     assert_eq!((r.score, r.outcome()), (0.0, "too_long".into()));
@@ -116,6 +171,9 @@ fn malformed_rows_and_long_responses_score_zero_with_a_reason() {
 fn registered_with_a_typed_config() {
     let registry = Registry::discover().unwrap();
     assert!(registry.names().any(|n| n == "long_context"));
-    let err = EnvConfig::from_pairs(["max_context=5"]).unwrap().parse::<LongContextConfig>("long_context").unwrap_err();
+    let err = EnvConfig::from_pairs(["max_context=5"])
+        .unwrap()
+        .parse::<LongContextConfig>("long_context")
+        .unwrap_err();
     assert!(err.to_string().contains("max_context"), "{err}");
 }

@@ -39,7 +39,11 @@ pub enum Shape {
 impl Shape {
     /// The shape every expected string has.
     pub fn of(expected: &BTreeSet<String>) -> Self {
-        let all = |f: fn(&u8) -> bool| expected.iter().all(|s| !s.is_empty() && s.bytes().all(|b| f(&b)));
+        let all = |f: fn(&u8) -> bool| {
+            expected
+                .iter()
+                .all(|s| !s.is_empty() && s.bytes().all(|b| f(&b)))
+        };
         if all(u8::is_ascii_digit) {
             Shape::Numbers
         } else if all(u8::is_ascii_uppercase) {
@@ -80,14 +84,28 @@ pub fn grade_retrieval(response: &str, expected: &BTreeSet<String>) -> Retrieval
             .cloned()
             .collect();
         let score = found.len() as f64 / expected.len().max(1) as f64;
-        return Retrieval { score, shape, found, extra: Vec::new() };
+        return Retrieval {
+            score,
+            shape,
+            found,
+            extra: Vec::new(),
+        };
     }
     let named = words(response, shape, expected);
     let found: Vec<String> = named.intersection(expected).cloned().collect();
     let extra: Vec<String> = named.difference(expected).cloned().collect();
     let union = expected.len() + extra.len();
-    let score = if union == 0 { 0.0 } else { found.len() as f64 / union as f64 };
-    Retrieval { score, shape, found, extra }
+    let score = if union == 0 {
+        0.0
+    } else {
+        found.len() as f64 / union as f64
+    };
+    Retrieval {
+        score,
+        shape,
+        found,
+        extra,
+    }
 }
 
 /// The response's words of `shape` (numbers or names), as a set.
@@ -100,7 +118,10 @@ fn words(response: &str, shape: Shape, expected: &BTreeSet<String>) -> BTreeSet<
             .collect()
     };
     match shape {
-        Shape::Numbers => runs(u8::is_ascii_digit).into_iter().map(str::to_owned).collect(),
+        Shape::Numbers => runs(u8::is_ascii_digit)
+            .into_iter()
+            .map(str::to_owned)
+            .collect(),
         Shape::Names => runs(u8::is_ascii_alphanumeric)
             .into_iter()
             .filter(|w| w.bytes().all(|b| b.is_ascii_uppercase()) && lengths.contains(&w.len()))

@@ -51,16 +51,31 @@ fn ratio_edge_cases() {
     assert_eq!(ratio("", "x").unwrap(), 0.0);
     assert_eq!(ratio("same text", "same text").unwrap(), 1.0);
     let long = "ab".repeat(MAX_RATIO_CHARS / 2 + 1);
-    assert!(matches!(ratio(&long, "ab"), Err(RatioError::TooLong { side: "the response", .. })));
-    assert!(matches!(ratio("ab", &long), Err(RatioError::TooLong { .. })));
+    assert!(matches!(
+        ratio(&long, "ab"),
+        Err(RatioError::TooLong {
+            side: "the response",
+            ..
+        })
+    ));
+    assert!(matches!(
+        ratio("ab", &long),
+        Err(RatioError::TooLong { .. })
+    ));
 }
 
 /// The largest inputs allowed finish quickly (or are refused), whatever their shape.
 #[test]
 fn ratio_is_bounded_at_the_size_limit() {
-    let distinct: Vec<char> = (0..200u32).map(|i| char::from_u32(0x4E00 + i).unwrap()).collect();
-    let a: String = (0..MAX_RATIO_CHARS).map(|i| distinct[(i * 7) % 200]).collect();
-    let b: String = (0..MAX_RATIO_CHARS).map(|i| distinct[(i * 13) % 200]).collect();
+    let distinct: Vec<char> = (0..200u32)
+        .map(|i| char::from_u32(0x4E00 + i).unwrap())
+        .collect();
+    let a: String = (0..MAX_RATIO_CHARS)
+        .map(|i| distinct[(i * 7) % 200])
+        .collect();
+    let b: String = (0..MAX_RATIO_CHARS)
+        .map(|i| distinct[(i * 13) % 200])
+        .collect();
     let start = std::time::Instant::now();
     let result = ratio(&a, &b);
     assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
@@ -72,17 +87,49 @@ fn ratio_is_bounded_at_the_size_limit() {
 fn mrcr_needs_the_prefix_then_grades_the_ratio() {
     let expected = "aYooSG8CQgA poem about tapirs.";
     let graded = grade_mrcr("aYooSG8CQgA poem about tapirs.", expected, "aYooSG8CQg").unwrap();
-    assert_eq!(graded, Mrcr { score: 1.0, prefix_matched: true });
+    assert_eq!(
+        graded,
+        Mrcr {
+            score: 1.0,
+            prefix_matched: true
+        }
+    );
     // Missing or misplaced prefix: 0, however good the rest.
     let missing = grade_mrcr("A poem about tapirs.", expected, "aYooSG8CQg").unwrap();
-    assert_eq!(missing, Mrcr { score: 0.0, prefix_matched: false });
-    let late = grade_mrcr("Sure! aYooSG8CQgA poem about tapirs.", expected, "aYooSG8CQg").unwrap();
+    assert_eq!(
+        missing,
+        Mrcr {
+            score: 0.0,
+            prefix_matched: false
+        }
+    );
+    let late = grade_mrcr(
+        "Sure! aYooSG8CQgA poem about tapirs.",
+        expected,
+        "aYooSG8CQg",
+    )
+    .unwrap();
     assert_eq!(late.score, 0.0);
     // Surrounding whitespace is trimmed (Gym's rule).
-    assert_eq!(grade_mrcr("\n aYooSG8CQgA poem about tapirs.\n", expected, "aYooSG8CQg").unwrap().score, 1.0);
+    assert_eq!(
+        grade_mrcr(
+            "\n aYooSG8CQgA poem about tapirs.\n",
+            expected,
+            "aYooSG8CQg"
+        )
+        .unwrap()
+        .score,
+        1.0
+    );
     // Prefix alone against an empty item: both empty, 1; against a non-empty one, 0.
     assert_eq!(grade_mrcr("XY", "XY", "XY").unwrap().score, 1.0);
-    assert_eq!(grade_mrcr("XY", "XYabc", "XY").unwrap(), Mrcr { score: 0.0, prefix_matched: true });
+    assert_eq!(
+        grade_mrcr("XY", "XYabc", "XY").unwrap(),
+        Mrcr {
+            score: 0.0,
+            prefix_matched: true
+        }
+    );
     // Partial answers: the ratio of the rests ("abcd" vs "bcde").
     assert_eq!(grade_mrcr("XYabcd", "XYbcde", "XY").unwrap().score, 0.75);
     // An empty prefix is always there.
@@ -92,16 +139,34 @@ fn mrcr_needs_the_prefix_then_grades_the_ratio() {
 #[test]
 fn final_answer_is_read_from_the_last_non_empty_line_only() {
     let nodes = |items: &[&str]| FinalAnswer::Nodes(items.iter().map(|s| s.to_string()).collect());
-    assert_eq!(parse_final_answer("Thinking...\nFinal Answer: [a1, b2]\n\n"), nodes(&["a1", "b2"]));
-    assert_eq!(parse_final_answer("Final Answer:[a1,b2 ,a1]"), nodes(&["a1", "b2", "a1"]));
+    assert_eq!(
+        parse_final_answer("Thinking...\nFinal Answer: [a1, b2]\n\n"),
+        nodes(&["a1", "b2"])
+    );
+    assert_eq!(
+        parse_final_answer("Final Answer:[a1,b2 ,a1]"),
+        nodes(&["a1", "b2", "a1"])
+    );
     // Several answer lines: only the last line counts.
-    assert_eq!(parse_final_answer("Final Answer: [x]\nFinal Answer: [y]"), nodes(&["y"]));
-    assert_eq!(parse_final_answer("Final Answer: [x]\nso that is it"), FinalAnswer::Missing);
+    assert_eq!(
+        parse_final_answer("Final Answer: [x]\nFinal Answer: [y]"),
+        nodes(&["y"])
+    );
+    assert_eq!(
+        parse_final_answer("Final Answer: [x]\nso that is it"),
+        FinalAnswer::Missing
+    );
     // Missing, malformed or empty responses.
     assert_eq!(parse_final_answer(""), FinalAnswer::Missing);
     assert_eq!(parse_final_answer("a1, b2"), FinalAnswer::Missing);
-    assert_eq!(parse_final_answer("Final Answer: a1, b2"), FinalAnswer::Missing);
-    assert_eq!(parse_final_answer("final answer: [a1]"), FinalAnswer::Missing);
+    assert_eq!(
+        parse_final_answer("Final Answer: a1, b2"),
+        FinalAnswer::Missing
+    );
+    assert_eq!(
+        parse_final_answer("final answer: [a1]"),
+        FinalAnswer::Missing
+    );
     // Explicit empty answers.
     assert_eq!(parse_final_answer("Final Answer: []"), nodes(&[]));
     assert_eq!(parse_final_answer("Final Answer: [ , ]"), nodes(&[]));
