@@ -2,7 +2,7 @@
 
 The rows come from `cascade gen-long-context`; this script adds the responses.
 
-    cascade gen-long-context --seed 1 --count 8 --tokens 600 \
+    cascade gen-long-context --seed 1 --count 8 --tokens 1024 \
         --tokenizer trainer/assets/tiny-chatml --output /tmp/lc.jsonl
     python3 datasets/long_context/make_sample.py /tmp/lc.jsonl > datasets/long_context/sample.jsonl
     cascade score --env long_context --input datasets/long_context/sample.jsonl \
@@ -17,8 +17,8 @@ rows = {json.loads(line)["task"]: json.loads(line) for line in open(sys.argv[1])
 out = []
 
 
-def add(id_, task, response, **fields):
-    row = copy.deepcopy(rows[task])
+def add(id_, kind, response, **fields):
+    row = copy.deepcopy(rows[kind])
     row["id"] = id_
     row["response"] = response
     for k, v in fields.items():
