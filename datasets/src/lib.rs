@@ -8,7 +8,9 @@
 //!
 //! NeMo Gym rows need no loader: `mcqa`, `structured_output`, `tool_call` (BFCL
 //! `ground_truth`, xlam_fc `expected_answers`, single_step `expected_action`) and
-//! `workplace` read Gym's layout unchanged; [`workplace_gen`] writes new workplace rows.
+//! `workplace` read Gym's layout unchanged; [`workplace_gen`] writes new workplace rows and
+//! [`long_context_gen`] long-context rows sized in tokens of a tokenizer it is handed (it
+//! links no tokenizer itself).
 //!
 //! ## What this crate may not do
 //! - It downloads nothing: users point it at files they have.
@@ -20,6 +22,7 @@ pub mod error;
 pub mod ifeval;
 pub mod ifeval_gen;
 pub mod jsonl;
+pub mod long_context_gen;
 pub mod math;
 pub mod preference;
 pub mod swe;

@@ -32,6 +32,7 @@ pub mod config;
 pub mod environment;
 pub mod gym;
 pub mod ifeval;
+pub mod long_context;
 pub mod lookup;
 pub mod math;
 pub mod mcqa;

@@ -14,6 +14,8 @@ mod check;
 mod envs;
 mod exit;
 mod gen_ifeval;
+#[cfg(feature = "train")]
+mod gen_long_context;
 mod gen_workplace;
 mod jsonl;
 mod score;
@@ -60,6 +62,9 @@ enum Command {
     GenIfeval(gen_ifeval::GenIfevalArgs),
     /// Write reproducible workplace tool-use tasks (NeMo Gym's row layout).
     GenWorkplace(gen_workplace::GenWorkplaceArgs),
+    /// Write reproducible long-context tasks sized in tokens of a tokenizer.
+    #[cfg(feature = "train")]
+    GenLongContext(gen_long_context::GenLongContextArgs),
     /// Serve every environment over HTTP: batch, NeMo Gym and OpenRLHF protocols.
     Serve(serve::ServeArgs),
     /// One reward function as a Python plugin, in-process Python (TRL/verl) and Rust.
@@ -95,6 +100,8 @@ pub fn run() -> ExitCode {
         Command::BuildPlugin(args) => build_plugin::run(args),
         Command::GenIfeval(args) => gen_ifeval::run(args),
         Command::GenWorkplace(args) => gen_workplace::run(args),
+        #[cfg(feature = "train")]
+        Command::GenLongContext(args) => gen_long_context::run(args),
         Command::Serve(args) => serve::run(args, &plugins),
         Command::BenchServe(args) => bench_serve::run(args),
         Command::BenchPlugins(args) => bench_plugins::run(args),

@@ -26,6 +26,7 @@
 
 pub mod exact_match;
 pub mod ifeval;
+pub mod long_context;
 pub mod math;
 pub mod mcqa;
 pub mod output;

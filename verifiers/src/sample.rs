@@ -15,8 +15,8 @@ pub enum FieldError {
         expected: &'static str,
         found: &'static str,
     },
-    /// Present and of a usable type, but not what the row needs.
-    #[error("field `{field}` {problem}")]
+    /// Present and of a usable type, but a value the environment refuses.
+    #[error("field `{field}`: {problem}")]
     Invalid { field: String, problem: String },
 }
 
