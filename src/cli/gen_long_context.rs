@@ -120,9 +120,9 @@ mod tests {
     #[test]
     fn same_arguments_same_bytes_and_lengths_are_the_tokenizers() {
         let dir = tempfile::tempdir().unwrap();
-        let a = write(dir.path(), "a.jsonl", 3, &[], 700);
-        assert_eq!(a, write(dir.path(), "b.jsonl", 3, &[], 700));
-        assert_ne!(a, write(dir.path(), "c.jsonl", 4, &[], 700));
+        let a = write(dir.path(), "a.jsonl", 3, &[], 1100);
+        assert_eq!(a, write(dir.path(), "b.jsonl", 3, &[], 1100));
+        assert_ne!(a, write(dir.path(), "c.jsonl", 4, &[], 1100));
         let tokenizer = TextTokenizer::load(&tiny()).unwrap();
         for line in a.lines() {
             let row: Value = serde_json::from_str(line).unwrap();
@@ -131,14 +131,14 @@ mod tests {
             let text = tokenizer.render_chat(&messages, None).unwrap();
             let length = tokenizer.encode(&text).unwrap().len() as u64;
             assert_eq!(row["token_length"].as_u64(), Some(length), "{}", row["id"]);
-            assert!(length <= 700 && length > 400, "{} {length}", row["task"]);
+            assert!(length <= 1100 && length > 700, "{} {length}", row["task"]);
         }
     }
 
     #[test]
     fn tasks_are_chosen_by_kind_or_family_and_unknown_ones_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let text = write(dir.path(), "g.jsonl", 1, &["graph", "mrcr"], 600);
+        let text = write(dir.path(), "g.jsonl", 1, &["graph", "mrcr"], 1000);
         let kinds: Vec<String> = text
             .lines()
             .take(3)
