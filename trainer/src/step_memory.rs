@@ -65,13 +65,8 @@ pub fn measure_step(
     let params: i64 = model.parameters().values().map(|t| t.numel() as i64).sum();
     let mut optimizer = AdamW::new(model.parameters(), AdamWConfig::default());
     let rows = shape.rows as i64;
-    let ids = |len: usize, salt: i64| {
-        (Tensor::arange(rows * len as i64, (Kind::Int64, device)) * 104_729 + salt)
-            .remainder(vocab)
-            .view([rows, len as i64])
-    };
-    let prompt_ids = ids(shape.prompt_len, 7);
-    let completion_ids = ids(shape.response_len, 13);
+    let prompt_ids = synthetic_ids(shape.rows, shape.prompt_len, vocab, 7, device);
+    let completion_ids = synthetic_ids(shape.rows, shape.response_len, vocab, 13, device);
     let valid = |t: &Tensor| t.ones_like().to_kind(Kind::Bool);
     let (prompt_valid, completion_valid) = (valid(&prompt_ids), valid(&completion_ids));
     let batch = SequenceBatch {
@@ -163,9 +158,7 @@ pub fn measure_prefill(
     let vocab = config.vocab_size;
     let kv_per_token = 2.0 * (config.num_layers * config.num_kv_heads * config.head_dim) as f64;
     let model = Transformer::random(config, device, Kind::Float, 0)?;
-    let ids = (Tensor::arange((rows * prompt_len) as i64, (Kind::Int64, device)) * 104_729 + 7)
-        .remainder(vocab)
-        .view([rows as i64, prompt_len as i64]);
+    let ids = synthetic_ids(rows, prompt_len, vocab, 7, device);
     let valid = ids.ones_like().to_kind(Kind::Bool);
     let rss_before_mb = resident_mb("VmRSS");
     let start = Instant::now();
@@ -184,6 +177,14 @@ pub fn measure_prefill(
         rss_before_mb,
         kv_cache_mb: kv_per_token * (rows * prompt_len) as f64 * 4.0 / (1 << 20) as f64,
     })
+}
+
+/// `[rows, len]` token ids spread over the vocabulary (a fixed stride, so runs are
+/// reproducible; `salt` tells prompts from responses).
+fn synthetic_ids(rows: usize, len: usize, vocab: i64, salt: i64, device: Device) -> Tensor {
+    (Tensor::arange((rows * len) as i64, (Kind::Int64, device)) * 104_729 + salt)
+        .remainder(vocab)
+        .view([rows as i64, len as i64])
 }
 
 /// A `/proc/self/status` memory field in MiB (0 where there is none, e.g. not Linux).

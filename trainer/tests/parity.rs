@@ -5,7 +5,6 @@
 
 mod common;
 
-use std::process::Command;
 
 use cascade_trainer::model::Transformer;
 use cascade_trainer::sampling::{generate, SamplingParams};
@@ -99,23 +98,7 @@ fn saved_checkpoints_reload_in_transformers() {
         // Our own reader must read what we wrote, sharded or not.
         let again = Transformer::load(&dir, Device::Cpu, Kind::Float).expect("reload");
         assert!(max_logit_diff(&again, &common::reference(), name) < 1e-4);
-        let run = Command::new(common::python())
-            .arg(common::fixture_script())
-            .args([
-                "reload".as_ref(),
-                dir.as_os_str(),
-                reference_path.as_os_str(),
-                name.as_ref(),
-            ])
-            .output()
-            .expect("python");
-        assert!(
-            run.status.success(),
-            "{}",
-            String::from_utf8_lossy(&run.stderr)
-        );
-        let report: serde_json::Value = serde_json::from_slice(&run.stdout).expect("json report");
-        let diff = report["max_abs_diff"].as_f64().expect("number");
+        let diff = common::transformers_reload_diff(&dir, &reference_path, name);
         assert!(diff < 1e-4, "{name}: transformers reload differs by {diff}");
     }
 }

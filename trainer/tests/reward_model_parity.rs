@@ -7,7 +7,6 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
 use cascade_trainer::model::Transformer;
 use cascade_trainer::reward_model::{load_reward_model, score_all};
@@ -37,23 +36,7 @@ fn transformers_reload_diff(dir: &Path, name: &str, sequences: &[Vec<i64>], scor
     });
     let path = dir.join("reload-reference.json");
     std::fs::write(&path, reference.to_string()).expect("write reference");
-    let run = Command::new(common::python())
-        .arg(common::fixture_script())
-        .args([
-            "reload".as_ref(),
-            dir.as_os_str(),
-            path.as_os_str(),
-            name.as_ref(),
-        ])
-        .output()
-        .expect("python");
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let report: serde_json::Value = serde_json::from_slice(&run.stdout).expect("json report");
-    report["max_abs_diff"].as_f64().expect("number")
+    common::transformers_reload_diff(dir, &path, name)
 }
 
 #[test]

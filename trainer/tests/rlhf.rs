@@ -4,6 +4,8 @@
 //! reward model's reward while the logged KL stays small. Bad preference rows are
 //! reported by line, skipped and counted.
 
+mod common;
+
 use std::path::Path;
 
 use cascade_envs::Registry;
@@ -85,10 +87,8 @@ fn run_recipe(recipe: &Recipe, out: &Path, printed: &mut Vec<u8>) -> RunRecord {
 }
 
 fn stage_lines(out: &Path, stage: &str) -> Vec<Value> {
-    std::fs::read_to_string(out.join("metrics.jsonl"))
-        .expect("metrics")
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).expect("json line"))
+    common::metrics(out)
+        .into_iter()
         .filter(|l| l["stage"] == stage)
         .collect()
 }

@@ -4,6 +4,8 @@
 //! job, `recipes/tiny.toml`, whose table must show learning, forgetting and MOPD
 //! recovery in the math column.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -12,6 +14,7 @@ use cascade_envs::Registry;
 use cascade_trainer::recipe::{Algorithm, Recipe};
 use cascade_trainer::runner::record::RunRecord;
 use cascade_trainer::runner::{run, Resume, RunError, RunOptions};
+use common::metrics;
 use serde_json::Value;
 
 fn recipe() -> Recipe {
@@ -52,14 +55,6 @@ fn run_recipe(
 
 fn run_into(out: &Path, resume: Resume) -> RunRecord {
     run_recipe(&recipe(), out, resume, &mut Vec::new()).expect("run")
-}
-
-fn metrics(out: &Path) -> Vec<Value> {
-    std::fs::read_to_string(out.join("metrics.jsonl"))
-        .expect("metrics")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("json line"))
-        .collect()
 }
 
 /// Not a test by itself: the child process the kill test starts and kills.

@@ -47,3 +47,34 @@ pub fn reference() -> serde_json::Value {
     let text = std::fs::read_to_string(tiny_models().join("reference.json")).expect("reference");
     serde_json::from_str(&text).expect("reference json")
 }
+
+/// transformers' reload of the checkpoint `dir` (`tiny_models.py reload`): the largest
+/// |difference| from `reference_path`'s outputs for model `name`.
+pub fn transformers_reload_diff(dir: &Path, reference_path: &Path, name: &str) -> f64 {
+    let run = Command::new(python())
+        .arg(fixture_script())
+        .args([
+            "reload".as_ref(),
+            dir.as_os_str(),
+            reference_path.as_os_str(),
+            name.as_ref(),
+        ])
+        .output()
+        .expect("python");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).expect("json report");
+    report["max_abs_diff"].as_f64().expect("number")
+}
+
+/// A run's `metrics.jsonl`, one value per line.
+pub fn metrics(out: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(out.join("metrics.jsonl"))
+        .expect("metrics")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect()
+}
