@@ -5,7 +5,6 @@
 
 mod common;
 
-
 use cascade_trainer::model::Transformer;
 use cascade_trainer::sampling::{generate, SamplingParams};
 use cascade_trainer::tokenizer::TextTokenizer;
