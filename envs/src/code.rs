@@ -52,6 +52,9 @@ pub struct CodeConfig {
     pub float_tolerance: Option<f64>,
     pub run_all_cases: bool,
     pub stderr_chars: usize,
+    /// The system message before the problem; `None` is the built-in one below, and an
+    /// empty string sends none (short prompts for small models).
+    pub system_prompt: Option<String>,
 }
 
 impl Default for CodeConfig {
@@ -61,6 +64,7 @@ impl Default for CodeConfig {
             float_tolerance: None,
             run_all_cases: false,
             stderr_chars: 1000,
+            system_prompt: None,
         }
     }
 }
@@ -139,6 +143,20 @@ fn tail(text: &str, max: usize) -> String {
     format!("…{}", &cleaned[start..])
 }
 
+/// The built-in system message: which fence to answer in, and how the program is run.
+fn default_system_prompt(language: &str) -> String {
+    let fence = match language::Language::parse(language) {
+        Some(language::Language::Cpp) => "cpp",
+        Some(language::Language::C) => "c",
+        _ => "python",
+    };
+    format!(
+        "Solve the programming problem. Give the complete program in one ```{fence} code \
+         block; it reads standard input and writes standard output unless the problem asks \
+         for a function."
+    )
+}
+
 impl Environment for CodeEnv {
     fn name(&self) -> &str {
         "code"
@@ -147,19 +165,16 @@ impl Environment for CodeEnv {
     fn prompt(&self, row: &Sample) -> Result<Vec<ChatMessage>, FieldError> {
         let question = row.str_field("prompt")?;
         let language = row.str_field("language")?;
-        let fence = match language::Language::parse(language) {
-            Some(language::Language::Cpp) => "cpp",
-            Some(language::Language::C) => "c",
-            _ => "python",
+        let system = match &self.config.system_prompt {
+            Some(custom) => custom.clone(),
+            None => default_system_prompt(language),
         };
-        Ok(vec![
-            ChatMessage::system(format!(
-                "Solve the programming problem. Give the complete program in one ```{fence} \
-                 code block; it reads standard input and writes standard output unless the \
-                 problem asks for a function."
-            )),
-            ChatMessage::user(question),
-        ])
+        let mut messages = Vec::with_capacity(2);
+        if !system.is_empty() {
+            messages.push(ChatMessage::system(system));
+        }
+        messages.push(ChatMessage::user(question));
+        Ok(messages)
     }
 
     fn score(&self, sample: &Sample) -> Reward {
@@ -191,6 +206,20 @@ inventory::submit! {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_empty_system_prompt_sends_only_the_problem() {
+        let row = Sample::new(serde_json::json!({"prompt": "Print 3.", "language": "python"}));
+        let default = CodeEnv::new(CodeConfig::default()).unwrap();
+        let messages = default.prompt(&row).unwrap();
+        assert_eq!(messages.len(), 2);
+        assert!(messages[0].content.contains("```python"), "{messages:?}");
+        let config = EnvConfig::from_pairs(["system_prompt="]).unwrap();
+        let bare = CodeEnv::new(config.parse("code").unwrap()).unwrap();
+        let messages = bare.prompt(&row).unwrap();
+        assert_eq!(messages.len(), 1);
+        assert_eq!(messages[0].content, "Print 3.");
+    }
 
     #[test]
     fn tail_keeps_the_end() {

@@ -97,6 +97,9 @@ pub struct SweConfig {
     /// Who runs the tests: `auto` (real pytest when the suite needs it), `pytest`
     /// or `builtin` (the standard-library stand-in).
     pub runner: RunnerMode,
+    /// The system message before the issue; `None` is the built-in one, and an empty
+    /// string sends none (short prompts for small models).
+    pub system_prompt: Option<String>,
 }
 
 impl Default for SweConfig {
@@ -114,6 +117,7 @@ impl Default for SweConfig {
             memory_mb: 2048,
             log_chars: 2000,
             runner: RunnerMode::Auto,
+            system_prompt: None,
         }
     }
 }
@@ -421,24 +425,32 @@ impl Environment for SweEnv {
             .and_then(Value::as_str)
             .unwrap_or("Make the failing tests pass.");
         let files = list_files(&self.base_dir.join(repo), 200);
-        Ok(vec![
-            ChatMessage::system(
-                "You fix bugs in Python repositories. Answer with a unified diff (git diff \
-                 format, paths prefixed a/ and b/) in a ```diff block, or with SEARCH/REPLACE \
-                 edit blocks: the file path on its own line, then <<<<<<< SEARCH, the exact \
-                 lines to find, =======, the replacement, >>>>>>> REPLACE.",
-            ),
-            ChatMessage::user(format!(
-                "Issue:\n{issue}\n\nRepository files:\n{}",
-                files.join("\n")
-            )),
-        ])
+        let system = self
+            .config
+            .system_prompt
+            .as_deref()
+            .unwrap_or(DEFAULT_SYSTEM_PROMPT);
+        let mut messages = Vec::with_capacity(2);
+        if !system.is_empty() {
+            messages.push(ChatMessage::system(system));
+        }
+        messages.push(ChatMessage::user(format!(
+            "Issue:\n{issue}\n\nRepository files:\n{}",
+            files.join("\n")
+        )));
+        Ok(messages)
     }
 
     fn score(&self, sample: &Sample) -> Reward {
         self.score_timed(sample).0
     }
 }
+
+/// The built-in system message: the answer formats the applier reads.
+const DEFAULT_SYSTEM_PROMPT: &str = "You fix bugs in Python repositories. Answer with a \
+    unified diff (git diff format, paths prefixed a/ and b/) in a ```diff block, or with \
+    SEARCH/REPLACE edit blocks: the file path on its own line, then <<<<<<< SEARCH, the \
+    exact lines to find, =======, the replacement, >>>>>>> REPLACE.";
 
 /// Up to `limit` file paths of the snapshot, sorted, for the prompt.
 fn list_files(root: &Path, limit: usize) -> Vec<String> {

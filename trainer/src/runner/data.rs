@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use cascade_datasets::jsonl::{self, Numbered};
 use cascade_envs::{guard, EnvConfig, Environment, Registry, Sample};
+use cascade_verifiers::FieldError;
 use serde_json::{Map, Value};
 
 use super::RunError;
@@ -187,8 +188,10 @@ pub fn load_run_data(
     Ok((evals, stages))
 }
 
-/// Reads each row's reference response from field `field` (a string) and encodes it,
-/// followed by the tokenizer's end-of-turn token, for supervised training.
+/// Reads each row's reference response from field `field` and encodes it, followed by
+/// the tokenizer's end-of-turn token, for supervised training. The field holds a string,
+/// or a list of exactly one string (Gym's `expected_answer` lists, as long-context rows
+/// carry them).
 pub fn load_targets(
     data: &mut EnvData,
     tokenizer: &TextTokenizer,
@@ -198,7 +201,7 @@ pub fn load_targets(
     let end = tokenizer.stop_ids.first().copied();
     let mut targets = Vec::with_capacity(data.rows.len());
     for (row, &line) in data.rows.iter().zip(&data.lines) {
-        let text = row.str_field(field).map_err(|e| RunError::Dataset {
+        let text = reference_text(row, field).map_err(|e| RunError::Dataset {
             path: dataset.to_path_buf(),
             line,
             message: format!("SFT target: {e}"),
@@ -211,11 +214,25 @@ pub fn load_targets(
     Ok(())
 }
 
+/// A string field, or a one-element list of strings.
+fn reference_text<'a>(row: &'a Sample, field: &str) -> Result<&'a str, FieldError> {
+    if let Some(list @ Value::Array(items)) = row.get(field) {
+        return match items.as_slice() {
+            [Value::String(text)] => Ok(text),
+            _ => Err(FieldError::wrong_type(
+                field,
+                "a string or a list of one string",
+                list,
+            )),
+        };
+    }
+    row.str_field(field)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use cascade_envs::{ChatMessage, Reward};
-    use cascade_verifiers::FieldError;
 
     /// Panics on the response "panic", returns NaN on "nan", else rewards "ok".
     struct Faulty;
@@ -308,5 +325,22 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("rows.jsonl:4: SFT target"), "{err}");
+    }
+
+    #[test]
+    fn a_target_is_a_string_or_a_list_of_one_string() {
+        let row = |v: Value| Sample::new(serde_json::json!({ "expected_answer": v }));
+        let one = row(serde_json::json!(["34"]));
+        assert_eq!(reference_text(&one, "expected_answer").unwrap(), "34");
+        let text = row(serde_json::json!("34"));
+        assert_eq!(reference_text(&text, "expected_answer").unwrap(), "34");
+        for bad in [
+            serde_json::json!(["1", "2"]),
+            serde_json::json!([]),
+            serde_json::json!([3]),
+        ] {
+            let err = reference_text(&row(bad), "expected_answer").unwrap_err();
+            assert!(err.to_string().contains("expected_answer"), "{err}");
+        }
     }
 }
