@@ -22,7 +22,7 @@ const FILES: &[(&str, &[&str])] = &[
             "--seed",
             "31",
             "--count",
-            "64",
+            "512",
             "--tokens",
             "96",
             "--tasks",
@@ -119,7 +119,7 @@ fn bundled_long_context_rows_score_one_with_their_answers() {
         String::from_utf8_lossy(&out.stderr)
     );
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(stdout.lines().count(), 160);
+    assert_eq!(stdout.lines().count(), 608);
     for line in stdout.lines() {
         let result: Value = serde_json::from_str(line).unwrap();
         assert_eq!(result["reward"], 1.0, "{result}");
