@@ -1,6 +1,8 @@
-//! `plots/reward.png` (reward per step, one colour per stage; MOPD stages plot their
-//! mean advantage) and `plots/evals.png` (each domain's eval score after every stage),
-//! with titles, axis labels and legends.
+//! `plots/reward.png` (reward per step, one colour and one equal-width slot per stage, so
+//! a 600-step stage does not squeeze a 20-step one; MOPD stages plot their mean
+//! advantage, rm stages their pairwise accuracy, SFT stages have no reward) and
+//! `plots/evals.png` (each domain's eval score after every stage), with titles, axis
+//! labels and legends beside the chart, where they hide no line.
 //!
 //! Text is drawn with a font compiled into the binary (an ASCII subset of DejaVu Sans,
 //! `trainer/assets/fonts/`), so the plots look the same on every machine and need no
@@ -16,7 +18,8 @@ use thiserror::Error;
 
 use super::record::RunRecord;
 
-const COLOURS: [RGBColor; 8] = [
+/// Matplotlib's tab10: ten colours, enough for the main job's nine domains and stages.
+const COLOURS: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
@@ -25,7 +28,13 @@ const COLOURS: [RGBColor; 8] = [
     RGBColor(140, 86, 75),
     RGBColor(227, 119, 194),
     RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
 ];
+
+/// The image size, and the width of the chart beside the legend column.
+const SIZE: (u32, u32) = (1000, 500);
+const CHART_WIDTH: u32 = 800;
 
 /// DejaVu Sans, printable ASCII plus a few symbols (Bitstream Vera licence, see
 /// `trainer/assets/fonts/LICENSE-DejaVu.txt`).
@@ -98,79 +107,105 @@ fn reward_points(metrics: &[Value]) -> Vec<(String, String, f64)> {
         .collect()
 }
 
+/// The points' stages in order, each with its first and one-past-last point index.
+fn stage_spans(points: &[(String, String, f64)]) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    let mut start = 0;
+    while start < points.len() {
+        let end = points[start..]
+            .iter()
+            .position(|(s, _, _)| *s != points[start].0)
+            .map_or(points.len(), |p| start + p);
+        spans.push((start, end));
+        start = end;
+    }
+    spans
+}
+
 fn reward_plot(path: &Path, metrics: &[Value]) -> Result<(), Box<dyn std::error::Error>> {
-    let root = BitMapBackend::new(path, (900, 500)).into_drawing_area();
+    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
     root.fill(&WHITE)?;
+    let (plot, side) = root.split_horizontally(CHART_WIDTH);
     let points = reward_points(metrics);
+    let spans = stage_spans(&points);
+    let names: Vec<String> = spans.iter().map(|&(s, _)| points[s].0.clone()).collect();
     let (lo, hi) = points.iter().fold((0.0f64, 1.0f64), |(lo, hi), (_, _, y)| {
         (lo.min(*y), hi.max(*y))
     });
-    let mut chart = ChartBuilder::on(&root)
+    let slots = spans.len().max(1) as f64;
+    let mut chart = ChartBuilder::on(&plot)
         .caption(
-            "Reward per step by stage (MOPD stages: mean token advantage)",
-            (FAMILY, 20),
+            "Reward per step, by stage (MOPD: mean token advantage; rm: accuracy)",
+            (FAMILY, 18),
         )
         .margin(15)
         .x_label_area_size(40)
         .y_label_area_size(55)
-        .build_cartesian_2d(0f64..points.len().max(1) as f64, lo..hi)?;
+        .build_cartesian_2d(-0.5f64..slots - 0.5, lo..hi)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
-        .x_label_formatter(&|x| format!("{x:.0}"))
+        .x_labels(names.len().max(2))
+        .x_label_formatter(&|x| slot_name(&names, *x))
         .y_label_formatter(&|y| format!("{:.1}", if y.abs() < 1e-9 { 0.0 } else { *y }))
-        .x_desc("optimizer step (all stages, in order)")
+        .x_desc("stage (its steps spread across its slot)")
         .y_desc("mean reward / advantage")
-        .label_style((FAMILY, 13))
+        .label_style((FAMILY, 12))
         .axis_desc_style((FAMILY, 15))
         .draw()?;
-    let mut stage_index = 0;
-    let mut start = 0;
-    while start < points.len() {
-        let (name, algorithm, _) = &points[start];
-        let end = points[start..]
-            .iter()
-            .position(|(s, _, _)| s != name)
-            .map_or(points.len(), |p| start + p);
-        let colour = COLOURS[stage_index % COLOURS.len()];
-        chart
-            .draw_series(LineSeries::new(
-                (start..end).map(|i| (i as f64, points[i].2)),
-                colour.stroke_width(2),
-            ))?
-            .label(format!("{name} ({algorithm})"))
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(3))
-            });
-        stage_index += 1;
-        start = end;
+    let mut legend = Vec::with_capacity(spans.len());
+    for (k, &(start, end)) in spans.iter().enumerate() {
+        let colour = COLOURS[k % COLOURS.len()];
+        let width = (end - start).max(1) as f64;
+        chart.draw_series(LineSeries::new(
+            (start..end).map(|i| {
+                (
+                    k as f64 - 0.45 + 0.9 * (i - start) as f64 / width,
+                    points[i].2,
+                )
+            }),
+            colour.stroke_width(2),
+        ))?;
+        legend.push((format!("{} ({})", points[start].0, points[start].1), colour));
     }
-    if !points.is_empty() {
-        draw_legend(&mut chart)?;
-    }
+    draw_side_legend(&side, &legend)?;
     root.present()?;
     Ok(())
 }
 
-/// The series legend, in the upper right, the same on both plots.
-fn draw_legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
-    chart: &mut ChartContext<'a, DB, CT>,
+/// The name at an integer x position, for the category axes.
+fn slot_name(names: &[String], x: f64) -> String {
+    let i = x.round();
+    if (x - i).abs() < 1e-6 && i >= 0.0 {
+        names.get(i as usize).cloned().unwrap_or_default()
+    } else {
+        String::new()
+    }
+}
+
+/// The legend as a column beside the chart: a colour swatch and a label per series.
+fn draw_side_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    entries: &[(String, RGBColor)],
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font((FAMILY, 13))
-        .draw()
+    for (i, (label, colour)) in entries.iter().enumerate() {
+        let y = 60 + 22 * i as i32;
+        area.draw(&PathElement::new(
+            vec![(6, y), (26, y)],
+            colour.stroke_width(3),
+        ))?;
+        area.draw(&Text::new(label.clone(), (32, y - 7), (FAMILY, 13)))?;
+    }
+    Ok(())
 }
 
 fn eval_plot(path: &Path, record: &RunRecord) -> Result<(), Box<dyn std::error::Error>> {
-    let root = BitMapBackend::new(path, (900, 500)).into_drawing_area();
+    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
     root.fill(&WHITE)?;
+    let (plot, side) = root.split_horizontally(CHART_WIDTH);
     let n = record.stages.len().max(2) as f64;
     let names: Vec<String> = record.stages.iter().map(|s| s.stage.clone()).collect();
-    let mut chart = ChartBuilder::on(&root)
+    let mut chart = ChartBuilder::on(&plot)
         .caption("Eval score per domain after each stage", (FAMILY, 20))
         .margin(15)
         .x_label_area_size(40)
@@ -179,21 +214,15 @@ fn eval_plot(path: &Path, record: &RunRecord) -> Result<(), Box<dyn std::error::
     chart
         .configure_mesh()
         .x_labels(names.len().max(2))
-        .x_label_formatter(&|x| {
-            let i = x.round();
-            if (x - i).abs() < 1e-6 && i >= 0.0 {
-                names.get(i as usize).cloned().unwrap_or_default()
-            } else {
-                String::new()
-            }
-        })
+        .x_label_formatter(&|x| slot_name(&names, *x))
         .y_label_formatter(&|y| format!("{y:.1}"))
         .x_desc("after stage")
         .y_desc("eval score (mean reward)")
-        .label_style((FAMILY, 13))
+        .label_style((FAMILY, 12))
         .axis_desc_style((FAMILY, 15))
         .draw()?;
     let domains = record.domains();
+    let mut legend = Vec::with_capacity(domains.len());
     for (k, domain) in domains.iter().enumerate() {
         let colour = COLOURS[k % COLOURS.len()];
         let series: Vec<(f64, f64)> = record
@@ -202,21 +231,15 @@ fn eval_plot(path: &Path, record: &RunRecord) -> Result<(), Box<dyn std::error::
             .enumerate()
             .filter_map(|(i, s)| s.scores.get(domain).map(|v| (i as f64, *v)))
             .collect();
-        chart
-            .draw_series(LineSeries::new(series.clone(), colour.stroke_width(2)))?
-            .label(domain.as_str())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(3))
-            });
+        chart.draw_series(LineSeries::new(series.clone(), colour.stroke_width(2)))?;
+        legend.push((domain.clone(), colour));
         chart.draw_series(
             series
                 .into_iter()
                 .map(|p| Circle::new(p, 4, colour.filled())),
         )?;
     }
-    if !domains.is_empty() {
-        draw_legend(&mut chart)?;
-    }
+    draw_side_legend(&side, &legend)?;
     root.present()?;
     Ok(())
 }
@@ -254,5 +277,23 @@ mod tests {
             let bytes = std::fs::read(dir.path().join(name)).expect("png");
             assert_eq!(&bytes[1..4], b"PNG", "{name}");
         }
+    }
+
+    #[test]
+    fn every_stage_gets_one_slot_in_order() {
+        let point = |stage: &str| (stage.to_owned(), "grpo".to_owned(), 0.5);
+        let points = [
+            point("a"),
+            point("a"),
+            point("a"),
+            point("b"),
+            point("c"),
+            point("c"),
+        ];
+        assert_eq!(stage_spans(&points), [(0, 3), (3, 4), (4, 6)]);
+        let names = ["a".to_owned(), "b".to_owned()];
+        assert_eq!(slot_name(&names, 1.0), "b");
+        assert_eq!(slot_name(&names, 0.5), "");
+        assert_eq!(slot_name(&names, 2.0), "");
     }
 }
