@@ -169,12 +169,7 @@ impl Environment for CodeEnv {
             Some(custom) => custom.clone(),
             None => default_system_prompt(language),
         };
-        let mut messages = Vec::with_capacity(2);
-        if !system.is_empty() {
-            messages.push(ChatMessage::system(system));
-        }
-        messages.push(ChatMessage::user(question));
-        Ok(messages)
+        Ok(ChatMessage::system_then_user(&system, question))
     }
 
     fn score(&self, sample: &Sample) -> Reward {

@@ -36,6 +36,17 @@ impl ChatMessage {
             content: content.into(),
         }
     }
+
+    /// A one-turn prompt: the system message, unless it is empty (an env configured
+    /// with `system_prompt = ""`), then the user's.
+    pub fn system_then_user(system: &str, user: impl Into<String>) -> Vec<Self> {
+        let mut messages = Vec::with_capacity(2);
+        if !system.is_empty() {
+            messages.push(Self::system(system));
+        }
+        messages.push(Self::user(user));
+        messages
+    }
 }
 
 /// A domain environment. Implementations are shared across threads and called

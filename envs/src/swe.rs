@@ -430,15 +430,8 @@ impl Environment for SweEnv {
             .system_prompt
             .as_deref()
             .unwrap_or(DEFAULT_SYSTEM_PROMPT);
-        let mut messages = Vec::with_capacity(2);
-        if !system.is_empty() {
-            messages.push(ChatMessage::system(system));
-        }
-        messages.push(ChatMessage::user(format!(
-            "Issue:\n{issue}\n\nRepository files:\n{}",
-            files.join("\n")
-        )));
-        Ok(messages)
+        let user = format!("Issue:\n{issue}\n\nRepository files:\n{}", files.join("\n"));
+        Ok(ChatMessage::system_then_user(system, user))
     }
 
     fn score(&self, sample: &Sample) -> Reward {
