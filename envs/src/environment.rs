@@ -73,4 +73,11 @@ pub trait Environment: Send + Sync {
     fn model_reward(&self) -> Option<&crate::rlhf::ModelReward> {
         None
     }
+
+    /// The group form, for environments whose reward compares the responses to one
+    /// prompt with each other (`genrm`); consumers score their groups through
+    /// `scoring::guard_group`.
+    fn group(&self) -> Option<&dyn crate::group::GroupEnvironment> {
+        None
+    }
 }

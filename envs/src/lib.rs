@@ -30,6 +30,8 @@ pub mod addition;
 pub mod code;
 pub mod config;
 pub mod environment;
+pub mod genrm;
+pub mod group;
 pub mod gym;
 pub mod ifeval;
 pub mod long_context;
@@ -51,11 +53,12 @@ pub mod workplace;
 pub use cascade_verifiers::{inventory, Reward, Sample};
 pub use config::{ConfigError, EnvConfig};
 pub use environment::{ChatMessage, Environment};
+pub use group::GroupEnvironment;
 pub use multi_turn::{MultiTurnEnvironment, Session, Turn};
 pub use plugins::{PluginError, PluginKind};
 pub use registry::{EnvPlugin, Listing, Registry, RegistryError};
 pub use score_error::ScoreError;
 pub use scoring::{
-    guard, guard_finish, guard_start, guard_step, score_guarded, Fault, Guarded, GuardedTurn,
-    ResultLine, ScoringPool,
+    guard, guard_finish, guard_group, guard_start, guard_step, score_guarded, Fault, Guarded,
+    GuardedTurn, ResultLine, ScoringPool,
 };

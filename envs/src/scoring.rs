@@ -39,6 +39,7 @@ use serde_json::{Map, Value};
 use thiserror::Error;
 
 use crate::environment::Environment;
+use crate::group::GroupEnvironment;
 use crate::multi_turn::{MultiTurnEnvironment, Session, Turn};
 use cascade_verifiers::{Reward, Sample};
 
@@ -64,6 +65,8 @@ pub enum Fault {
     Panicked(String),
     /// `score` returned this non-finite value.
     NonFinite(f64),
+    /// `score_group` returned `got` rewards for a group of `want`.
+    WrongCount { got: usize, want: usize },
 }
 
 /// A reward after the guard, and the fault it corrected, if any.
@@ -84,6 +87,30 @@ pub fn guard(env: &dyn Environment, sample: &Sample) -> Guarded {
     match catch_unwind(AssertUnwindSafe(|| env.score(sample))) {
         Ok(reward) => checked(reward),
         Err(panic) => panicked(panic.as_ref(), "scoring"),
+    }
+}
+
+/// [`GroupEnvironment::score_group`], guarded: a panic, or a reward list of the wrong
+/// length, costs the group (reward 0 each, with the reason and the fault); every
+/// reward is checked as [`guard`] checks scores.
+pub fn guard_group(env: &dyn GroupEnvironment, samples: &[Sample]) -> Vec<Guarded> {
+    match catch_unwind(AssertUnwindSafe(|| env.score_group(samples))) {
+        Ok(rewards) if rewards.len() == samples.len() => rewards.into_iter().map(checked).collect(),
+        Ok(rewards) => {
+            let (got, want) = (rewards.len(), samples.len());
+            let reward = Reward::error(format!(
+                "internal error: the environment returned {got} rewards for a group of {want}"
+            ));
+            let guarded = Guarded {
+                reward,
+                fault: Some(Fault::WrongCount { got, want }),
+            };
+            vec![guarded; want]
+        }
+        Err(panic) => {
+            let guarded = panicked(panic.as_ref(), "scoring a group");
+            vec![guarded; samples.len()]
+        }
     }
 }
 

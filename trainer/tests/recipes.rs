@@ -301,3 +301,26 @@ fn keys_of_another_algorithm_are_refused_naming_key_and_stage() {
     let err = Recipe::parse(&refill, &dir.path().join("r.toml")).unwrap_err();
     assert!(err.to_string().contains("stage[1].refill"), "{err}");
 }
+
+#[test]
+fn a_genrm_eval_set_names_a_bad_baseline_or_endpoint() {
+    let judged = |config: &str| {
+        GOOD.replacen(
+            "[[stage]]",
+            &format!("[[eval]]\ndomain = \"judged\"\nenv = \"genrm\"\ndataset = \"DATA\"\nconfig = {config}\n\n[[stage]]"),
+            1,
+        )
+    };
+    check(&judged(
+        r#"{ endpoint = "http://127.0.0.1:9/v1", model = "j", baseline = "a" }"#,
+    ))
+    .expect("a policy stage as the baseline");
+    fails_with(
+        &judged(r#"{ endpoint = "http://127.0.0.1:9/v1", model = "j", baseline = "nope" }"#),
+        "eval[1].config.baseline",
+    );
+    fails_with(
+        &judged(r#"{ endpoint = "https://judge/v1", model = "j" }"#),
+        "http:// URL",
+    );
+}

@@ -306,18 +306,20 @@ fn check_reward_model(
     check_named_reward_model(&format!("{ek}.config"), env.as_ref(), ctx.recipe, stages)
 }
 
-/// `env`'s reward model, if it declares one, is one of `stages` (`rm` stages) or a
-/// checkpoint folder relative to the recipe.
+/// `env`'s eval baseline, if it is judged, is `base` or a policy stage; its reward
+/// model, if it declares one, is one of `stages` (`rm` stages) or a checkpoint
+/// folder relative to the recipe.
 fn check_named_reward_model(
     key: &str,
     env: &dyn cascade_envs::Environment,
     recipe: &Recipe,
     stages: &[&str],
 ) -> Result<(), RecipeError> {
-    let Some(spec) = env.model_reward() else {
-        return Ok(());
+    let baseline = match (env.model_reward(), env.group()) {
+        (Some(spec), _) => spec.baseline.as_str(),
+        (None, Some(group)) => group.baseline(),
+        (None, None) => return Ok(()),
     };
-    let baseline = spec.baseline.as_str();
     let policy_stage = |name: &str| {
         name == "base"
             || recipe
@@ -330,6 +332,9 @@ fn check_named_reward_model(
             format!("`{baseline}` is not `base` or a policy stage of the recipe"),
         ));
     }
+    let Some(spec) = env.model_reward() else {
+        return Ok(());
+    };
     let named = spec.reward_model.as_str();
     let folder = recipe.resolve(named);
     if stages.contains(&named) || folder.join("config.json").is_file() {

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use cascade_datasets::jsonl::{self, Numbered};
-use cascade_envs::{guard, EnvConfig, Environment, Registry, Sample};
+use cascade_envs::{guard, guard_group, EnvConfig, Environment, Registry, Sample};
 use cascade_verifiers::FieldError;
 use serde_json::{Map, Value};
 
@@ -47,6 +47,38 @@ impl EnvData {
             );
         }
         guarded.reward.score
+    }
+
+    /// Scores `responses`, all answers to row `i`, together: an environment whose
+    /// reward compares a group's responses (`Environment::group`, e.g. `genrm`).
+    /// Guarded as [`EnvData::score`]; `None` for environments that score alone.
+    pub fn score_group(&self, i: usize, responses: &[String]) -> Option<Vec<f64>> {
+        let group = self.env.group()?;
+        let samples: Vec<Sample> = responses
+            .iter()
+            .map(|response| {
+                let mut value = self.rows[i].value().clone();
+                if let Value::Object(map) = &mut value {
+                    map.insert("response".into(), Value::String(response.clone()));
+                }
+                Sample::new(value)
+            })
+            .collect();
+        let guarded = guard_group(group, &samples);
+        if let Some(fault) = guarded.iter().find_map(|g| g.fault.as_ref()) {
+            eprintln!(
+                "[{}] row {i}: environment fault {fault:?} on its group; reward 0",
+                self.domain
+            );
+        }
+        // A judge that failed costs comparisons, not the step: say so once a group.
+        if let Some(error) = guarded
+            .iter()
+            .find_map(|g| g.reward.details.get("judge_error").and_then(Value::as_str))
+        {
+            eprintln!("[{}] row {i}: judge: {error}", self.domain);
+        }
+        Some(guarded.into_iter().map(|g| g.reward.score).collect())
     }
 }
 

@@ -3,6 +3,8 @@
 //! the mean reward. A model-judged domain (`rlhf`) scores the win rate of the
 //! greedy responses against the base model's, judged by its reward model.
 
+use rayon::prelude::*;
+
 use super::data::EnvData;
 use super::episodes::episodes;
 use crate::model::Transformer;
@@ -107,4 +109,37 @@ pub fn win_rate(
         })
         .sum();
     wins / mine.len().max(1) as f64
+}
+
+/// A group-judged domain's score (`genrm`): the win rate of `model`'s greedy
+/// responses against `baseline`'s, each prompt's pair judged as a group of two by
+/// the env's judge (the policy's shown first); a tie, an identical pair, or a pair
+/// the judge could not score counts half.
+pub fn group_win_rate(
+    model: &Transformer,
+    tokenizer: &TextTokenizer,
+    data: &EnvData,
+    baseline: &[Vec<i64>],
+    max_new_tokens: usize,
+) -> f64 {
+    let responses = greedy_responses(model, tokenizer, data, max_new_tokens);
+    let decode = |ids: &[i64]| tokenizer.decode(ids).unwrap_or_default();
+    let wins: f64 = responses
+        .par_iter()
+        .zip(baseline)
+        .enumerate()
+        .map(|(r, (mine, theirs))| {
+            // A response does not beat itself (and the judge is not asked).
+            if mine == theirs {
+                return 0.5;
+            }
+            let pair = [decode(mine), decode(theirs)];
+            match data.score_group(r, &pair).as_deref() {
+                Some([a, b]) if a > b => 1.0,
+                Some([a, b]) if a < b => 0.0,
+                _ => 0.5,
+            }
+        })
+        .sum();
+    wins / responses.len().max(1) as f64
 }

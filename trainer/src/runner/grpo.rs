@@ -91,7 +91,7 @@ impl GrpoStep<'_> {
                 // the reference model, whose tensors are not `Sync`).
                 let model_rewards = &self.model_rewards;
                 let scorer = |completions: &[Vec<i64>]| {
-                    model_rewards.score_rows(data, &picks, group_size, completions, &check)
+                    model_rewards.score_rows(data, &picks, group_size, completions, &check, &decode)
                 };
                 sample_and_score_batch(
                     input.policy,

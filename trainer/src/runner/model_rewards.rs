@@ -58,8 +58,9 @@ impl ModelRewards {
 
     /// Rewards of a step's rows: row `i` answers pick `picks[i / group_size]`
     /// (env, row) with `completions[i]`. Rows of model-scored envs are scored in
-    /// batches after their prompt; the others by `check` (their environment), in
-    /// parallel.
+    /// batches after their prompt; rows of envs that judge groups (`genrm`) a group
+    /// at a time, on their `decode`d text; the others by `check` (their
+    /// environment); the groups and the checks in parallel.
     pub fn score_rows(
         &self,
         data: &[EnvData],
@@ -67,16 +68,34 @@ impl ModelRewards {
         group_size: usize,
         completions: &[Vec<i64>],
         check: &(dyn Fn(usize, &[i64]) -> f64 + Sync),
+        decode: &(dyn Fn(&[i64]) -> String + Sync),
     ) -> Vec<f64> {
         let env_of = |i: usize| picks[i / group_size].0;
+        let by_group = |e: usize| data[e].env.group().is_some();
         let mut rewards: Vec<f64> = completions
             .par_iter()
             .enumerate()
             .map(|(i, ids)| match &self.per_env[env_of(i)] {
                 Some(_) => 0.0,
+                None if by_group(env_of(i)) => 0.0,
                 None => check(i, ids),
             })
             .collect();
+        let judged: Vec<(usize, Vec<f64>)> = (0..picks.len())
+            .into_par_iter()
+            .filter(|&g| by_group(picks[g].0))
+            .filter_map(|g| {
+                let (e, r) = picks[g];
+                let texts: Vec<String> = completions[g * group_size..(g + 1) * group_size]
+                    .iter()
+                    .map(|ids| decode(ids))
+                    .collect();
+                data[e].score_group(r, &texts).map(|scores| (g, scores))
+            })
+            .collect();
+        for (g, scores) in judged {
+            rewards[g * group_size..(g + 1) * group_size].copy_from_slice(&scores);
+        }
         for (env, loaded) in self.per_env.iter().enumerate() {
             let Some(loaded) = loaded else { continue };
             let rows: Vec<usize> = (0..completions.len())

@@ -220,38 +220,35 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// A model-judged domain's win rate against its `baseline` checkpoint's greedy
-    /// responses (made when that checkpoint, `stage`, is evaluated, and kept in
-    /// `evals/DOMAIN.BASELINE.json`); `None` before they exist, or while the reward
-    /// model does not (an `rm` stage to come).
+    /// A model-judged domain's score after `stage`: the win rate of `policy`'s
+    /// greedy responses against the env's `baseline` checkpoint's (saved when that
+    /// checkpoint is scored, `evals/DOMAIN.BASELINE.json`), judged by the reward
+    /// model (`rlhf`) or the env's group judge (`genrm`); `None` before the baseline
+    /// or the reward model exists, and for domains that check.
     pub(super) fn model_judged_score(
         &self,
         policy: &Transformer,
         data: &EnvData,
         stage: &str,
     ) -> Result<Option<f64>, RunError> {
-        let Some(spec) = data.env.model_reward() else {
+        let baseline_name = match (data.env.model_reward(), data.env.group()) {
+            (Some(spec), _) => spec.baseline.as_str(),
+            (None, Some(group)) => group.baseline(),
+            (None, None) => return Ok(None),
+        };
+        let Some(baseline) = self.baseline_responses(policy, data, baseline_name, stage)? else {
             return Ok(None);
         };
         let max_new_tokens = self.recipe.run.eval_max_new_tokens;
-        let dir = self.output.join("evals");
-        let path = dir.join(format!("{}.{}.json", data.domain, spec.baseline));
-        if stage == spec.baseline {
-            let responses =
-                evaluate::greedy_responses(policy, self.tokenizer, data, max_new_tokens);
-            std::fs::create_dir_all(&dir).map_err(|e| RunError::io(&dir, e))?;
-            let text = serde_json::to_string(&responses).unwrap_or_default();
-            super::record::write_atomic(&path, text.as_bytes())?;
-        }
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            return Ok(None);
+        let Some(spec) = data.env.model_reward() else {
+            return Ok(Some(evaluate::group_win_rate(
+                policy,
+                self.tokenizer,
+                data,
+                &baseline,
+                max_new_tokens,
+            )));
         };
-        let baseline: Vec<Vec<i64>> =
-            serde_json::from_str(&text).map_err(|e| RunError::Dataset {
-                path: path.clone(),
-                line: 0,
-                message: e.to_string(),
-            })?;
         let dir = self.reward_model_dir(&spec.reward_model);
         if !dir.join("config.json").is_file() {
             return Ok(None);
@@ -270,6 +267,36 @@ impl Run<'_> {
             &baseline,
             max_new_tokens,
         )))
+    }
+
+    /// The `baseline` checkpoint's greedy responses on `data`: computed and saved
+    /// when `stage` is that checkpoint, read back afterwards; `None` before.
+    fn baseline_responses(
+        &self,
+        policy: &Transformer,
+        data: &EnvData,
+        baseline: &str,
+        stage: &str,
+    ) -> Result<Option<Vec<Vec<i64>>>, RunError> {
+        let dir = self.output.join("evals");
+        let path = dir.join(format!("{}.{baseline}.json", data.domain));
+        if stage == baseline {
+            let max_new_tokens = self.recipe.run.eval_max_new_tokens;
+            let responses =
+                evaluate::greedy_responses(policy, self.tokenizer, data, max_new_tokens);
+            std::fs::create_dir_all(&dir).map_err(|e| RunError::io(&dir, e))?;
+            let text = serde_json::to_string(&responses).unwrap_or_default();
+            super::record::write_atomic(&path, text.as_bytes())?;
+        }
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            return Ok(None);
+        };
+        let responses = serde_json::from_str(&text).map_err(|e| RunError::Dataset {
+            path: path.clone(),
+            line: 0,
+            message: e.to_string(),
+        })?;
+        Ok(Some(responses))
     }
 
     /// An `rlhf` env's `reward_model`: an `rm` stage's checkpoint, or a folder

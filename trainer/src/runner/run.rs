@@ -111,6 +111,7 @@ impl Run<'_> {
             let score = match d.env.model_reward() {
                 Some(_) => self.model_judged_score(policy, d, stage)?,
                 None if judged_only => None,
+                None if d.env.group().is_some() => self.model_judged_score(policy, d, stage)?,
                 None => Some(evaluate::evaluate(
                     policy,
                     self.tokenizer,
