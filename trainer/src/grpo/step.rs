@@ -1,7 +1,8 @@
 //! One strictly on-policy GRPO step: sample a group per prompt, score the responses
-//! (in parallel, on a separate thread, while the reference model's log-probs and the
-//! first micro-batch's forward pass run), compute group advantages, and take one
-//! AdamW step with the token-level loss accumulated over micro-batches.
+//! (each group on a separate thread as soon as its responses end, while the rest of
+//! the batch samples and the reference model's log-probs run), compute group
+//! advantages, and take one AdamW step with the token-level loss accumulated over
+//! micro-batches.
 
 use std::time::Instant;
 
@@ -17,7 +18,7 @@ use crate::logprobs::{
 use crate::model::Transformer;
 use crate::optim::AdamW;
 use crate::sampling::multi_turn::{generate_episodes, Episode, TurnLimits};
-use crate::sampling::{generate_groups, Generation, SamplingParams};
+use crate::sampling::{generate_groups_reporting, Generation, SamplingParams};
 
 /// What happens to responses cut off at the new-token cap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
@@ -75,6 +76,8 @@ pub struct StepStats {
     pub sampling_tokens_per_s: f64,
     pub training_tokens_per_s: f64,
     pub reward_wait_s: f64,
+    /// Groups scored while the rest of the batch was still being sampled.
+    pub reward_early_groups: usize,
     pub step_s: f64,
     /// The step's prompts, responses and rewards, for replaying it elsewhere (the TRL
     /// equivalence check); not part of the metrics file.
@@ -106,6 +109,8 @@ pub struct ScoredGroups {
     /// Time spent on the reference pass (counted as training time).
     pub reference_s: f64,
     pub reward_wait_s: f64,
+    /// Groups whose rewards were computed while the rest of the batch was sampled.
+    pub early_groups: usize,
 }
 
 /// Runs one GRPO step on `prompts` (one entry per prompt; each is sampled
@@ -126,8 +131,9 @@ pub fn grpo_step(
     grpo_update(policy, optimizer, lr, scored, cfg, start)
 }
 
-/// Samples a group per prompt and scores it (in parallel, on a separate thread, while
-/// the reference model's log-probs are computed).
+/// Samples a group per prompt and scores it, each group as soon as its responses
+/// have ended (in parallel with the rest of the sampling, then with the reference
+/// model's log-probs).
 pub fn sample_and_score(
     policy: &Transformer,
     reference: Option<&Transformer>,
@@ -136,34 +142,115 @@ pub fn sample_and_score(
     decode: &(dyn Fn(&[i64]) -> String + Sync),
     cfg: &GrpoConfig,
 ) -> ScoredGroups {
-    let scorer = |completions: &[Vec<i64>]| {
+    let size = cfg.group_size.max(1);
+    let group = |g: usize, responses: &[Vec<i64>]| {
+        responses
+            .par_iter()
+            .enumerate()
+            .map(|(k, ids)| score(g * size + k, ids))
+            .collect::<Vec<f64>>()
+    };
+    let batch = |completions: &[Vec<i64>], wanted: &[bool]| {
         completions
             .par_iter()
             .enumerate()
-            .map(|(i, ids)| score(i, ids))
+            .map(|(i, ids)| if wanted[i] { score(i, ids) } else { 0.0 })
             .collect::<Vec<f64>>()
+    };
+    let scorer = BatchScorer {
+        early: vec![true; prompts.len()],
+        group: &group,
+        batch: &batch,
     };
     sample_and_score_batch(policy, reference, prompts, &scorer, decode, cfg)
 }
 
-/// Scores all of a batch's responses at once (rows in order; reward models score
-/// them in batches), on a separate thread while the reference log-probs are
-/// computed.
-pub type BatchScoreFn<'a> = dyn Fn(&[Vec<i64>]) -> Vec<f64> + Sync + 'a;
+/// Group `g`'s rewards from its responses' ids.
+pub type GroupScoreFn<'a> = dyn Fn(usize, &[Vec<i64>]) -> Vec<f64> + Sync + 'a;
 
-/// [`sample_and_score`] with one scorer for the whole batch.
+/// The rewards of a batch's `wanted` rows (the others' are ignored), from all the
+/// responses at once (reward models score them in batches).
+pub type BatchScoreFn<'a> = dyn Fn(&[Vec<i64>], &[bool]) -> Vec<f64> + Sync + 'a;
+
+/// How a batch's responses are scored.
+pub struct BatchScorer<'a> {
+    /// Per group: scored alone by `group` as soon as its responses have all ended,
+    /// while the rest of the batch is still sampled. The others (rewards that need
+    /// the whole batch, such as a reward model's batched pass) are scored by `batch`
+    /// after sampling. Either way a row gets the same reward.
+    pub early: Vec<bool>,
+    pub group: &'a GroupScoreFn<'a>,
+    pub batch: &'a BatchScoreFn<'a>,
+}
+
+/// [`sample_and_score`] with a [`BatchScorer`]: early groups are scored on a
+/// separate thread from the moment they end, the rest on another while the
+/// reference log-probs are computed. The rewards are those of scoring after
+/// sampling, in the same order: only the time they take overlaps.
 pub fn sample_and_score_batch(
     policy: &Transformer,
     reference: Option<&Transformer>,
     prompts: &[Vec<i64>],
-    scorer: &BatchScoreFn,
+    scorer: &BatchScorer,
     decode: &(dyn Fn(&[i64]) -> String + Sync),
     cfg: &GrpoConfig,
 ) -> ScoredGroups {
     let start = Instant::now();
-    let generation = generate_groups(policy, prompts, cfg.group_size, &cfg.sampling, decode);
-    let sample_s = start.elapsed().as_secs_f64();
-    scored_groups(prompts, generation, sample_s, reference, scorer, cfg)
+    let size = cfg.group_size.max(1);
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<Vec<i64>>)>();
+        let group = scorer.group;
+        let worker = s.spawn(move || {
+            rx.into_iter()
+                .map(|(g, responses)| (g, group(g, &responses)))
+                .collect::<Vec<_>>()
+        });
+        let mut sent = vec![false; prompts.len()];
+        let generation = {
+            let mut report = |g: usize, responses: Vec<Vec<i64>>| {
+                if scorer.early.get(g).copied().unwrap_or(false) {
+                    sent[g] = true;
+                    let _ = tx.send((g, responses));
+                }
+            };
+            let any_early = scorer.early.iter().any(|e| *e);
+            let report = any_early.then_some(&mut report as &mut dyn FnMut(usize, Vec<Vec<i64>>));
+            generate_groups_reporting(policy, prompts, size, &cfg.sampling, decode, report)
+        };
+        let sample_s = start.elapsed().as_secs_f64();
+        let early_groups = sent.iter().filter(|s| **s).count();
+        // The early groups that ended on the last step go now.
+        for (g, early) in scorer.early.iter().enumerate() {
+            if *early && !sent[g] {
+                let rows = g * size..(g + 1) * size;
+                let _ = tx.send((g, generation.completions[rows].to_vec()));
+            }
+        }
+        drop(tx);
+        let wanted: Vec<bool> = (0..generation.completions.len())
+            .map(|i| !scorer.early.get(i / size).copied().unwrap_or(false))
+            .collect();
+        let rewards = move |completions: &[Vec<i64>]| {
+            let mut rewards = (scorer.batch)(completions, &wanted);
+            rewards.resize(completions.len(), 0.0);
+            // Scoring is guarded per sample (a faulty environment costs its sample),
+            // so a panic here is a trainer bug: raise it, never train on missing rewards.
+            let early = worker
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            for (g, group_rewards) in early {
+                for (k, r) in group_rewards.into_iter().enumerate().take(size) {
+                    if let Some(slot) = rewards.get_mut(g * size + k) {
+                        *slot = r;
+                    }
+                }
+            }
+            rewards
+        };
+        let mut scored = scored_groups(prompts, generation, sample_s, reference, rewards, cfg);
+        scored.early_groups = early_groups;
+        scored
+    })
 }
 
 /// Samples a group of conversations per prompt, row `r` driven by `episodes[r]`
@@ -196,27 +283,27 @@ pub fn sample_episodes(
         generation,
         sample_s,
         reference,
-        &|_| rewards.clone(),
+        move |_: &[Vec<i64>]| rewards,
         cfg,
     )
 }
 
-/// A sampled batch with its rewards (`scorer`, on a separate thread while the
-/// reference model's log-probs are computed), unfinished responses treated as `cfg`
-/// says.
+/// A sampled batch with its rewards (`rewards` of the responses, on a separate
+/// thread while the reference model's log-probs are computed), unfinished responses
+/// treated as `cfg` says.
 fn scored_groups(
     prompts: &[Vec<i64>],
     generation: Generation,
     sample_s: f64,
     reference: Option<&Transformer>,
-    scorer: &BatchScoreFn,
+    rewards: impl FnOnce(&[Vec<i64>]) -> Vec<f64> + Send,
     cfg: &GrpoConfig,
 ) -> ScoredGroups {
     let num_rows = prompts.len() * cfg.group_size;
     let score_start = Instant::now();
     let (mut rewards, ref_logp, reward_wait_s) = std::thread::scope(|s| {
         let completions = &generation.completions;
-        let scoring = s.spawn(move || scorer(completions));
+        let scoring = s.spawn(move || rewards(completions));
         let ref_logp = match reference {
             Some(reference) if cfg.kl_coef > 0.0 => Some(reference_logprobs(
                 reference,
@@ -250,6 +337,7 @@ fn scored_groups(
         sample_s,
         reference_s: score_start.elapsed().as_secs_f64() - reward_wait_s,
         reward_wait_s,
+        early_groups: 0,
     }
 }
 
@@ -336,6 +424,7 @@ impl ScoredGroups {
             sample_s: sum(|r| r.sample_s),
             reference_s: sum(|r| r.reference_s),
             reward_wait_s: sum(|r| r.reward_wait_s),
+            early_groups: rounds.iter().map(|r| r.early_groups).sum(),
             generation,
         }
     }
@@ -404,6 +493,7 @@ pub fn grpo_update(
         pass.train_tokens,
     );
     stats.logprob_drift_max = pass.drift_max;
+    stats.reward_early_groups = scored.early_groups;
     stats.kl_mean = scored.ref_logp.as_ref().map(|r| {
         k3_kl_mean(
             r,
@@ -593,6 +683,7 @@ fn stats(
         sampling_tokens_per_s: tokens / t.sample_s.max(1e-9),
         training_tokens_per_s: train_tokens / t.train_s.max(1e-9),
         reward_wait_s: t.reward_wait_s,
+        reward_early_groups: 0,
         step_s: t.total_s,
         rollout: Rollout::default(),
     }

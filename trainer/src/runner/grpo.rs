@@ -9,7 +9,7 @@ use super::model_rewards::ModelRewards;
 use super::stage::{draw, line, sampling, AlgorithmStep, StepInput};
 use super::RunError;
 use crate::grpo::step::{
-    grpo_update, sample_and_score_batch, sample_episodes, GrpoConfig, ScoredGroups,
+    grpo_update, sample_and_score_batch, sample_episodes, BatchScorer, GrpoConfig, ScoredGroups,
 };
 use crate::grpo::AdvantageOptions;
 use crate::model::Transformer;
@@ -87,11 +87,19 @@ impl GrpoStep<'_> {
                     let (e, r) = picks[i / group_size];
                     data[e].score(r, &decode(ids))
                 };
-                // Only the reward models go to the reward thread (the step holds
+                // Only the reward models go to the reward threads (the step holds
                 // the reference model, whose tensors are not `Sync`).
                 let model_rewards = &self.model_rewards;
-                let scorer = |completions: &[Vec<i64>]| {
-                    model_rewards.score_rows(data, &picks, group_size, completions, &check, &decode)
+                let group = |g: usize, responses: &[Vec<i64>]| {
+                    model_rewards.score_group(data, &picks, g, responses, &check, &decode)
+                };
+                let batch = |completions: &[Vec<i64>], wanted: &[bool]| {
+                    model_rewards.score_rows(data, &picks, group_size, completions, wanted)
+                };
+                let scorer = BatchScorer {
+                    early: model_rewards.scores_alone(&picks),
+                    group: &group,
+                    batch: &batch,
                 };
                 sample_and_score_batch(
                     input.policy,

@@ -1,8 +1,11 @@
-//! Rewards that are a reward model's score (`rlhf` envs, which declare their model
-//! through `Environment::model_reward`): the model is loaded once per stage, on the
-//! trainer's device, and scores a step's (prompt, response) sequences in batches of
-//! the env's `batch`. Scoring runs on GRPO's reward thread, beside the reference
-//! pass, so the model sits behind a mutex (tch tensors are `Send`, not `Sync`).
+//! A GRPO step's rewards. Groups of checking envs are scored alone, as soon as their
+//! responses end (each row by its environment; `genrm`-like envs judge the group
+//! together). Rewards that are a reward model's score (`rlhf` envs, which declare
+//! their model through `Environment::model_reward`) wait for the whole step: the
+//! model is loaded once per stage, on the trainer's device, and scores the step's
+//! (prompt, response) sequences in batches of the env's `batch`, on GRPO's reward
+//! thread beside the reference pass, so it sits behind a mutex (tch tensors are
+//! `Send`, not `Sync`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -56,51 +59,68 @@ impl ModelRewards {
         Ok(Self { per_env })
     }
 
-    /// Rewards of a step's rows: row `i` answers pick `picks[i / group_size]`
-    /// (env, row) with `completions[i]`. Rows of model-scored envs are scored in
-    /// batches after their prompt; rows of envs that judge groups (`genrm`) a group
-    /// at a time, on their `decode`d text; the others by `check` (their
-    /// environment); the groups and the checks in parallel.
+    /// Whether group `g` of a step drawing `picks` can be scored alone, as soon as
+    /// its responses end: every group but those of reward-model envs, which are
+    /// scored in batches of the whole step.
+    pub fn scores_alone(&self, picks: &[(usize, usize)]) -> Vec<bool> {
+        picks
+            .iter()
+            .map(|&(e, _)| self.per_env[e].is_none())
+            .collect()
+    }
+
+    /// Rewards of group `g` (pick `picks[g]`), answered by `responses`: its
+    /// environment's group judgement (`genrm`, on their `decode`d text), or each
+    /// row's `check`, in parallel. Reward-model groups are scored by
+    /// [`ModelRewards::score_rows`] instead (0 here).
+    #[allow(clippy::too_many_arguments)]
+    pub fn score_group(
+        &self,
+        data: &[EnvData],
+        picks: &[(usize, usize)],
+        g: usize,
+        responses: &[Vec<i64>],
+        check: &(dyn Fn(usize, &[i64]) -> f64 + Sync),
+        decode: &(dyn Fn(&[i64]) -> String + Sync),
+    ) -> Vec<f64> {
+        let (e, r) = picks[g];
+        if self.per_env[e].is_some() {
+            return vec![0.0; responses.len()];
+        }
+        if data[e].env.group().is_some() {
+            let texts: Vec<String> = responses.iter().map(|ids| decode(ids)).collect();
+            if let Some(scores) = data[e].score_group(r, &texts) {
+                return scores;
+            }
+        }
+        let first = g * responses.len();
+        responses
+            .par_iter()
+            .enumerate()
+            .map(|(k, ids)| check(first + k, ids))
+            .collect()
+    }
+
+    /// Rewards of a step's `wanted` rows of reward-model envs (others: 0): row `i`
+    /// answers pick `picks[i / group_size]` (env, row) with `completions[i]`,
+    /// scored in batches after its prompt.
     pub fn score_rows(
         &self,
         data: &[EnvData],
         picks: &[(usize, usize)],
         group_size: usize,
         completions: &[Vec<i64>],
-        check: &(dyn Fn(usize, &[i64]) -> f64 + Sync),
-        decode: &(dyn Fn(&[i64]) -> String + Sync),
+        wanted: &[bool],
     ) -> Vec<f64> {
-        let env_of = |i: usize| picks[i / group_size].0;
-        let by_group = |e: usize| data[e].env.group().is_some();
-        let mut rewards: Vec<f64> = completions
-            .par_iter()
-            .enumerate()
-            .map(|(i, ids)| match &self.per_env[env_of(i)] {
-                Some(_) => 0.0,
-                None if by_group(env_of(i)) => 0.0,
-                None => check(i, ids),
-            })
-            .collect();
-        let judged: Vec<(usize, Vec<f64>)> = (0..picks.len())
-            .into_par_iter()
-            .filter(|&g| by_group(picks[g].0))
-            .filter_map(|g| {
-                let (e, r) = picks[g];
-                let texts: Vec<String> = completions[g * group_size..(g + 1) * group_size]
-                    .iter()
-                    .map(|ids| decode(ids))
-                    .collect();
-                data[e].score_group(r, &texts).map(|scores| (g, scores))
-            })
-            .collect();
-        for (g, scores) in judged {
-            rewards[g * group_size..(g + 1) * group_size].copy_from_slice(&scores);
-        }
+        let mut rewards = vec![0.0; completions.len()];
         for (env, loaded) in self.per_env.iter().enumerate() {
             let Some(loaded) = loaded else { continue };
             let rows: Vec<usize> = (0..completions.len())
-                .filter(|&i| env_of(i) == env)
+                .filter(|&i| wanted[i] && picks[i / group_size].0 == env)
                 .collect();
+            if rows.is_empty() {
+                continue;
+            }
             let sequences: Vec<Vec<i64>> = rows
                 .iter()
                 .map(|&i| {

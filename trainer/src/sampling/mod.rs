@@ -252,6 +252,23 @@ pub fn generate_groups(
     params: &SamplingParams,
     decode: &dyn Fn(&[i64]) -> String,
 ) -> Generation {
+    generate_groups_reporting(model, prompts, group_size, params, decode, None)
+}
+
+/// [`generate_groups`], handing each group's responses to `report` (group index,
+/// its rows' response ids) as soon as all of them have ended, while the rest of the
+/// batch is still sampled, so their rewards can be computed meanwhile. Groups that
+/// end on the last step are not reported: the caller has them in the result. The
+/// samples are the same as without `report`.
+pub fn generate_groups_reporting(
+    model: &Transformer,
+    prompts: &[Vec<i64>],
+    group_size: usize,
+    params: &SamplingParams,
+    decode: &dyn Fn(&[i64]) -> String,
+    report: Option<&mut dyn FnMut(usize, Vec<Vec<i64>>)>,
+) -> Generation {
+    let mut watch = report.map(|report| GroupWatch::new(prompts.len(), group_size, report));
     let device = model.device();
     tch::manual_seed(params.seed);
     let (batch, steps) = tch::no_grad(|| {
@@ -267,6 +284,7 @@ pub fn generate_groups(
                 None,
                 params,
                 decode,
+                watch.as_mut(),
             );
             (prefilled.batch, steps)
         })
@@ -371,9 +389,59 @@ impl Steps {
     }
 }
 
+/// Watches a grouped batch while it decodes and reports each group whose rows have
+/// all ended (one host read of the `[B]` done flags per step).
+pub(crate) struct GroupWatch<'a> {
+    group_size: usize,
+    reported: Vec<bool>,
+    report: &'a mut dyn FnMut(usize, Vec<Vec<i64>>),
+}
+
+impl<'a> GroupWatch<'a> {
+    fn new(
+        groups: usize,
+        group_size: usize,
+        report: &'a mut dyn FnMut(usize, Vec<Vec<i64>>),
+    ) -> Self {
+        Self {
+            group_size: group_size.max(1),
+            reported: vec![false; groups],
+            report,
+        }
+    }
+
+    /// Reports the groups all of whose rows are `done` after `steps`.
+    fn check(&mut self, done: &Tensor, steps: &Steps) {
+        let done: Vec<bool> = Vec::try_from(done).unwrap_or_default();
+        let size = self.group_size;
+        let ended: Vec<usize> = (0..self.reported.len())
+            .filter(|&g| !self.reported[g])
+            .filter(|&g| {
+                done.get(g * size..(g + 1) * size)
+                    .is_some_and(|rows| rows.iter().all(|d| *d))
+            })
+            .collect();
+        if ended.is_empty() {
+            return;
+        }
+        let ids = Tensor::stack(&steps.tokens, 1);
+        let valid = Tensor::stack(&steps.valids, 1);
+        let logprobs = Tensor::stack(&steps.logprobs, 1);
+        for g in ended {
+            let rows = |t: &Tensor| t.narrow(0, (g * size) as i64, size as i64);
+            let host = HostSteps::of(&rows(&ids), &rows(&valid), &rows(&logprobs));
+            let responses = (0..size).map(|r| host.row(r).0).collect();
+            self.reported[g] = true;
+            (self.report)(g, responses);
+        }
+    }
+}
+
 /// Samples from `logits` on, feeding each token back through `cache`, until every row
 /// is `done` (stop token or string; with `budget` `[B]`, also after that many tokens)
 /// or `params.max_new_tokens` steps. The last step's tokens are not fed to the cache.
+/// With `watch`, groups are reported as they end (not on the last step).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn decode_steps(
     model: &Transformer,
     cache: &mut KvCache,
@@ -382,6 +450,7 @@ pub(crate) fn decode_steps(
     budget: Option<&Tensor>,
     params: &SamplingParams,
     decode: &dyn Fn(&[i64]) -> String,
+    mut watch: Option<&mut GroupWatch>,
 ) -> Steps {
     let device = model.device();
     let b = done.size()[0];
@@ -415,6 +484,9 @@ pub(crate) fn decode_steps(
         let all_done = bool::try_from(done.all()).unwrap_or(false);
         if all_done || step + 1 == params.max_new_tokens {
             break;
+        }
+        if let Some(watch) = watch.as_deref_mut() {
+            watch.check(&done, &steps);
         }
         let hidden = model.forward_hidden(
             &ids.view([b, 1]),

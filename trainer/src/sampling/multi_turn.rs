@@ -126,7 +126,16 @@ fn run_turn(
         .collect();
     let done = Tensor::from_slice(&done).to_device(device);
     let budget = Tensor::from_slice(&budget).to_device(device);
-    decode_steps(model, cache, logits, done, Some(&budget), params, decode)
+    decode_steps(
+        model,
+        cache,
+        logits,
+        done,
+        Some(&budget),
+        params,
+        decode,
+        None,
+    )
 }
 
 /// Records the turn in every active row and asks its episode what follows. Returns,
