@@ -12,8 +12,8 @@ use tch::{Kind, Tensor};
 
 use super::{group_advantages, policy_loss, AdvantageOptions, GroupAdvantages, PolicyLossOptions};
 use crate::logprobs::{
-    backward_by_chunks, frozen_pass, micro_batches, token_logprobs_at, PassMemory, PromptPass,
-    SamplingDistribution, SequenceBatch,
+    backward_by_chunks, bucketed_micro_batches, frozen_pass, token_logprobs_at, PassMemory,
+    PromptPass, SamplingDistribution, SequenceBatch,
 };
 use crate::model::Transformer;
 use crate::optim::AdamW;
@@ -587,13 +587,23 @@ fn backward_pass(
     // update is on-policy at any temperature and top-p (ratio 1, drift = rounding).
     let dist = SamplingDistribution::of(&cfg.sampling);
     let mut figures = PassFigures::default();
-    for (start_row, len) in micro_batches(n, cfg.micro_batch) {
-        let part = batch.rows(start_row, len);
-        let rows = |t: &Tensor| t.narrow(0, start_row, len);
-        let mask = rows(loss.mask);
-        let sampled = rows(&scored.generation.sampling_logprobs);
-        let reference = scored.ref_logp.as_ref().map(rows);
-        let advantages = rows(loss.advantages);
+    let unit = match prompts {
+        PromptPass::SharedByGroup(g) => g as usize,
+        PromptPass::PerRow => 1,
+    };
+    let lengths: Vec<usize> = (0..n as usize)
+        .map(|r| scored.generation.completions[r].len() + scored.prompts[r / group as usize].len())
+        .collect();
+    let device = policy.device();
+    for rows in bucketed_micro_batches(&lengths, unit, cfg.micro_batch) {
+        let part = batch.select_trimmed(&rows);
+        let width = part.completion_ids.size()[1];
+        let idx = Tensor::from_slice(&rows).to_device(device);
+        let pick = |t: &Tensor| t.index_select(0, &idx).narrow(1, 0, width);
+        let mask = pick(loss.mask);
+        let sampled = pick(&scored.generation.sampling_logprobs);
+        let reference = scored.ref_logp.as_ref().map(pick);
+        let advantages = loss.advantages.index_select(0, &idx);
         backward_by_chunks(policy, &part.view(), prompts, dist, cfg.memory, |chunk| {
             let mask = chunk.columns(&mask);
             let valid = mask.to_kind(Kind::Float);

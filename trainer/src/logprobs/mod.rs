@@ -74,6 +74,78 @@ impl SequenceBatch<'_> {
     }
 }
 
+impl SequenceBatch<'_> {
+    /// Rows `rows` (in that order), trimmed to the columns they use: the prompt
+    /// columns left of every row's prompt and the response columns after every
+    /// row's end are dropped. Positions count real tokens and attention skips
+    /// padding, so every row computes what it computes in the whole batch; response
+    /// column `j` stays column `j` (only the right end is cut).
+    pub fn select_trimmed(&self, rows: &[i64]) -> OwnedSequenceBatch {
+        let idx = Tensor::from_slice(rows).to_device(self.prompt_ids.device());
+        let pick = |t: &Tensor| t.index_select(0, &idx);
+        let (prompt_ids, prompt_valid) = (pick(self.prompt_ids), pick(self.prompt_valid));
+        let (completion_ids, completion_valid) =
+            (pick(self.completion_ids), pick(self.completion_valid));
+        let used = |valid: &Tensor| -> Vec<bool> {
+            Vec::try_from(valid.any_dim(0, false)).unwrap_or_default()
+        };
+        let prompt_used = used(&prompt_valid);
+        let first = prompt_used
+            .iter()
+            .position(|u| *u)
+            .unwrap_or(0)
+            .min(prompt_used.len().saturating_sub(1)) as i64;
+        let width = prompt_used.len() as i64 - first;
+        let response_used = used(&completion_valid);
+        let end = response_used
+            .iter()
+            .rposition(|u| *u)
+            .map_or(1, |last| last + 1) as i64;
+        let end = end.min(response_used.len() as i64);
+        OwnedSequenceBatch {
+            prompt_ids: prompt_ids.narrow(1, first, width),
+            prompt_valid: prompt_valid.narrow(1, first, width),
+            completion_ids: completion_ids.narrow(1, 0, end),
+            completion_valid: completion_valid.narrow(1, 0, end),
+        }
+    }
+}
+
+/// Micro-batches of about `micro` rows over `lengths` (each row's prompt plus
+/// response tokens), bucketed by length: units of `unit` consecutive rows (a group
+/// that shares its prompt) are sorted longest first and cut into micro-batches of
+/// `micro / unit` units, so each micro-batch holds rows of similar length and pads
+/// little once trimmed ([`SequenceBatch::select_trimmed`]). A batch that fits in
+/// one micro-batch stays one, in its order.
+pub fn bucketed_micro_batches(lengths: &[usize], unit: usize, micro: usize) -> Vec<Vec<i64>> {
+    let n = lengths.len();
+    let unit = unit.max(1);
+    if micro.max(1) >= n || !n.is_multiple_of(unit) {
+        return micro_batches(n as i64, micro)
+            .map(|(start, len)| (start..start + len).collect())
+            .collect();
+    }
+    let mut units: Vec<usize> = (0..n / unit).collect();
+    let unit_len = |u: usize| {
+        lengths[u * unit..(u + 1) * unit]
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(0)
+    };
+    units.sort_by_key(|&u| std::cmp::Reverse(unit_len(u)));
+    let per_batch = (micro.max(1) / unit).max(1);
+    units
+        .chunks(per_batch)
+        .map(|chunk| {
+            chunk
+                .iter()
+                .flat_map(|&u| (u * unit..(u + 1) * unit).map(|r| r as i64))
+                .collect()
+        })
+        .collect()
+}
+
 /// A row slice of a [`SequenceBatch`].
 pub struct OwnedSequenceBatch {
     pub prompt_ids: Tensor,
