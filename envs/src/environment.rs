@@ -11,6 +11,25 @@ pub struct ChatMessage {
 }
 
 impl ChatMessage {
+    /// A row's chat prompt in any layout `cascade_datasets::preference::prompt_messages`
+    /// reads (`prompt` as a string or messages, `messages`, `context`, NeMo Gym's
+    /// `responses_create_params.input`): the prompts of the model-judged envs.
+    pub fn chat_prompt(row: &Sample) -> Result<Vec<Self>, FieldError> {
+        let messages = cascade_datasets::preference::prompt_messages(row.value()).map_err(|e| {
+            FieldError::Invalid {
+                field: "prompt".into(),
+                problem: format!("cannot be read: {e}"),
+            }
+        })?;
+        Ok(messages
+            .into_iter()
+            .map(|m| Self {
+                role: m.role,
+                content: m.content,
+            })
+            .collect())
+    }
+
     pub fn system(content: impl Into<String>) -> Self {
         Self {
             role: "system".into(),

@@ -10,7 +10,6 @@
 //! Scored without a trainer (`cascade score`), a sample gets reward 0 and a
 //! `details.error` saying where its reward comes from.
 
-use cascade_datasets::preference::prompt_messages;
 use cascade_verifiers::{FieldError, Reward, Sample};
 use serde::Deserialize;
 
@@ -114,17 +113,7 @@ impl Environment for RlhfEnv {
     }
 
     fn prompt(&self, row: &Sample) -> Result<Vec<ChatMessage>, FieldError> {
-        let messages = prompt_messages(row.value()).map_err(|e| FieldError::Invalid {
-            field: "prompt".into(),
-            problem: format!("cannot be read: {e}"),
-        })?;
-        Ok(messages
-            .into_iter()
-            .map(|m| ChatMessage {
-                role: m.role,
-                content: m.content,
-            })
-            .collect())
+        ChatMessage::chat_prompt(row)
     }
 
     fn score(&self, sample: &Sample) -> Reward {

@@ -14,7 +14,6 @@ use std::process::{Child, Command, Stdio};
 
 use cascade_envs::{EnvConfig, Registry, Sample};
 use cascade_trainer::recipe::Recipe;
-use cascade_trainer::runner::{run, Resume, RunOptions};
 use serde_json::{json, Value};
 
 /// The judge server, killed when dropped.
@@ -249,13 +248,8 @@ fn grpo_trains_against_the_judge_and_the_eval_is_its_win_rate() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../recipes/genrm-test.toml");
     let recipe = Recipe::parse(&text, &path).expect("recipe");
     let out = tempfile::tempdir().expect("temp dir");
-    let registry = Registry::discover().expect("registry");
-    let options = RunOptions {
-        output: out.path().to_owned(),
-        resume: Resume::Fresh,
-    };
     let mut printed = Vec::new();
-    let record = run(&recipe, &registry, &options, &mut printed).expect("run");
+    let record = common::run_fresh(&recipe, out.path(), &mut printed);
     let printed = String::from_utf8_lossy(&printed);
 
     let lines: Vec<Value> = common::metrics(out.path())

@@ -8,10 +8,7 @@ mod common;
 
 use std::path::Path;
 
-use cascade_envs::Registry;
 use cascade_trainer::recipe::{Algorithm, Recipe};
-use cascade_trainer::runner::record::RunRecord;
-use cascade_trainer::runner::{run, Resume, RunOptions};
 use serde_json::Value;
 
 const RECIPE: &str = r#"
@@ -77,15 +74,6 @@ fn recipe(train: &str, rm_steps: usize) -> Recipe {
     Recipe::parse(&text, &path).expect("recipe")
 }
 
-fn run_recipe(recipe: &Recipe, out: &Path, printed: &mut Vec<u8>) -> RunRecord {
-    let registry = Registry::discover().expect("registry");
-    let options = RunOptions {
-        output: out.to_owned(),
-        resume: Resume::Fresh,
-    };
-    run(recipe, &registry, &options, printed).expect("run")
-}
-
 fn stage_lines(out: &Path, stage: &str) -> Vec<Value> {
     common::metrics(out)
         .into_iter()
@@ -106,7 +94,7 @@ fn reward_model_training_then_grpo_against_it_raises_its_reward_with_bounded_kl(
     let out = tempfile::tempdir().expect("temp dir");
     let recipe = recipe("../datasets/rlhf/keyword.train.jsonl", 600);
     let mut printed = Vec::new();
-    let record = run_recipe(&recipe, out.path(), &mut printed);
+    let record = common::run_fresh(&recipe, out.path(), &mut printed);
     let printed = String::from_utf8_lossy(&printed);
 
     let rm = &record.stages[1];
@@ -167,7 +155,7 @@ fn bad_preference_rows_are_reported_by_line_skipped_and_counted() {
     let recipe = recipe(train.to_str().expect("utf-8 path"), 2);
     let out = dir.path().join("run");
     let mut printed = Vec::new();
-    let record = run_recipe(&recipe, &out, &mut printed);
+    let record = common::run_fresh(&recipe, &out, &mut printed);
     let printed = String::from_utf8_lossy(&printed);
     let figures = record.stages[1].reward_model.as_ref().expect("figures");
     assert_eq!((figures.train_pairs, figures.skipped_rows), (2, 2));

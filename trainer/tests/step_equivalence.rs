@@ -41,6 +41,11 @@ fn toy_prompts(task: &ToyTask) -> Vec<Vec<i64>> {
         .collect()
 }
 
+/// A reward that differs across rows and response lengths, so groups carry signal.
+fn toy_reward(i: usize, ids: &[i64]) -> f64 {
+    ((ids.len() * 7 + i) % 5) as f64 / 4.0
+}
+
 /// Rewards scored group by group while the batch still samples are those of
 /// scoring after sampling, and so is the update: same samples, same rewards,
 /// bit-identical weights. Each early group is handed exactly its final responses.
@@ -52,21 +57,20 @@ fn overlapped_rewards_give_the_serial_step() {
     let decode = |ids: &[i64]| task.tokenizer.decode(ids).unwrap_or_default();
     let cfg = ragged_config(&task);
     let prompts = toy_prompts(&task);
-    let reward = |i: usize, ids: &[i64]| ((ids.len() * 7 + i) % 5) as f64 / 4.0;
     let handed = std::sync::Mutex::new(Vec::new());
     let group = |g: usize, responses: &[Vec<i64>]| {
         handed.lock().unwrap().push((g, responses.to_vec()));
         responses
             .iter()
             .enumerate()
-            .map(|(k, ids)| reward(g * 4 + k, ids))
+            .map(|(k, ids)| toy_reward(g * 4 + k, ids))
             .collect::<Vec<f64>>()
     };
     let batch = |completions: &[Vec<i64>], wanted: &[bool]| {
         completions
             .iter()
             .enumerate()
-            .map(|(i, ids)| if wanted[i] { reward(i, ids) } else { 0.0 })
+            .map(|(i, ids)| if wanted[i] { toy_reward(i, ids) } else { 0.0 })
             .collect::<Vec<f64>>()
     };
     let step = |early: bool| {
@@ -161,8 +165,7 @@ fn bucketed_trimmed_micro_batches_give_the_padded_gradient() {
     let cfg = ragged_config(&task);
     let prompts = toy_prompts(&task);
     let model = task.new_model(2).expect("model");
-    let reward = |i: usize, ids: &[i64]| ((ids.len() * 7 + i) % 5) as f64 / 4.0;
-    let scored = sample_and_score(&model, None, &prompts, &reward, &decode, &cfg);
+    let scored = sample_and_score(&model, None, &prompts, &toy_reward, &decode, &cfg);
     let lengths: Vec<usize> = scored.generation.completions.iter().map(Vec::len).collect();
     assert!(
         lengths.iter().max() > lengths.iter().min(),

@@ -65,7 +65,7 @@ impl ChatClient {
             .map_err(transport)?;
         if !(200..300).contains(&status) {
             return Err(RequestError {
-                message: format!("{}: HTTP {status}: {}", self.url, preview(&text)),
+                message: format!("{}: HTTP {status}: {}", self.url, preview(&text, 200)),
                 retryable: status == 429 || status >= 500,
             });
         }
@@ -95,7 +95,7 @@ pub fn request_body(
 /// `choices[0].message.content` of a chat completion.
 fn content_of(text: &str) -> Result<String, String> {
     let value: Value = serde_json::from_str(text)
-        .map_err(|e| format!("reply is not JSON ({e}): {}", preview(text)))?;
+        .map_err(|e| format!("reply is not JSON ({e}): {}", preview(text, 200)))?;
     value
         .pointer("/choices/0/message/content")
         .and_then(Value::as_str)
@@ -103,13 +103,14 @@ fn content_of(text: &str) -> Result<String, String> {
         .ok_or_else(|| {
             format!(
                 "reply has no `choices[0].message.content`: {}",
-                preview(text)
+                preview(text, 200)
             )
         })
 }
 
-fn preview(text: &str) -> String {
-    let cut: String = text.chars().take(200).collect();
+/// The first `chars` characters of `text`, `…` marking a cut.
+pub(super) fn preview(text: &str, chars: usize) -> String {
+    let cut: String = text.chars().take(chars).collect();
     if cut.len() < text.len() {
         format!("{cut}…")
     } else {

@@ -22,7 +22,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use cascade_datasets::preference::prompt_messages;
 use cascade_verifiers::{FieldError, Reward, Sample};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -31,7 +30,7 @@ use crate::environment::{ChatMessage, Environment};
 use crate::group::GroupEnvironment;
 use crate::registry::EnvPlugin;
 use crate::ConfigError;
-use client::{request_body, ChatClient};
+use client::{preview, request_body, ChatClient};
 use verdict::{aggregate, parse_verdict};
 pub use verdict::{Comparison, Verdict};
 
@@ -227,7 +226,12 @@ impl GenRmEnv {
             match self.client.complete(&body) {
                 Ok(answer) => match parse_verdict(&answer, self.config.default_score) {
                     Some(verdict) => return Ok(verdict),
-                    None => last = format!("no verdict in the judge's answer: {}", short(&answer)),
+                    None => {
+                        last = format!(
+                            "no verdict in the judge's answer: {}",
+                            preview(&answer, 120)
+                        )
+                    }
                 },
                 Err(e) if e.retryable => last = e.message,
                 Err(e) => return Err(e.message),
@@ -298,15 +302,6 @@ fn comparison_prompt(history: &[ChatMessage], first: &str, second: &str) -> Stri
     )
 }
 
-fn short(text: &str) -> String {
-    let cut: String = text.chars().take(120).collect();
-    if cut.len() < text.len() {
-        format!("{cut}…")
-    } else {
-        cut
-    }
-}
-
 /// A raw aggregate mapped onto [0, 1].
 fn unit_reward(score: f64) -> f64 {
     let (low, high) = SCORE_RANGE;
@@ -319,17 +314,7 @@ impl Environment for GenRmEnv {
     }
 
     fn prompt(&self, row: &Sample) -> Result<Vec<ChatMessage>, FieldError> {
-        let messages = prompt_messages(row.value()).map_err(|e| FieldError::Invalid {
-            field: "prompt".into(),
-            problem: format!("cannot be read: {e}"),
-        })?;
-        Ok(messages
-            .into_iter()
-            .map(|m| ChatMessage {
-                role: m.role,
-                content: m.content,
-            })
-            .collect())
+        ChatMessage::chat_prompt(row)
     }
 
     fn score(&self, sample: &Sample) -> Reward {

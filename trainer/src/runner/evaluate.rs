@@ -99,15 +99,7 @@ pub fn win_rate(
     };
     let mine = crate::reward_model::score_all(reward_model, &with_prompt(&responses), EVAL_BATCH);
     let theirs = crate::reward_model::score_all(reward_model, &with_prompt(baseline), EVAL_BATCH);
-    let wins: f64 = mine
-        .iter()
-        .zip(&theirs)
-        .map(|(a, b)| match a.partial_cmp(b) {
-            Some(std::cmp::Ordering::Greater) => 1.0,
-            Some(std::cmp::Ordering::Equal) => 0.5,
-            _ => 0.0,
-        })
-        .sum();
+    let wins: f64 = mine.iter().zip(&theirs).map(|(a, b)| win(*a, *b)).sum();
     wins / mine.len().max(1) as f64
 }
 
@@ -135,11 +127,19 @@ pub fn group_win_rate(
             }
             let pair = [decode(mine), decode(theirs)];
             match data.score_group(r, &pair).as_deref() {
-                Some([a, b]) if a > b => 1.0,
-                Some([a, b]) if a < b => 0.0,
+                Some([a, b]) => win(*a, *b),
                 _ => 0.5,
             }
         })
         .sum();
     wins / responses.len().max(1) as f64
+}
+
+/// One comparison's share of a win: 1 if `mine` scores higher, ½ on a tie, else 0.
+fn win(mine: f64, theirs: f64) -> f64 {
+    match mine.partial_cmp(&theirs) {
+        Some(std::cmp::Ordering::Greater) => 1.0,
+        Some(std::cmp::Ordering::Equal) => 0.5,
+        _ => 0.0,
+    }
 }

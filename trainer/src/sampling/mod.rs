@@ -412,6 +412,9 @@ impl<'a> GroupWatch<'a> {
 
     /// Reports the groups all of whose rows are `done` after `steps`.
     fn check(&mut self, done: &Tensor, steps: &Steps) {
+        if self.reported.iter().all(|r| *r) {
+            return;
+        }
         let done: Vec<bool> = Vec::try_from(done).unwrap_or_default();
         let size = self.group_size;
         let ended: Vec<usize> = (0..self.reported.len())

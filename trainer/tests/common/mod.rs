@@ -70,6 +70,20 @@ pub fn transformers_reload_diff(dir: &Path, reference_path: &Path, name: &str) -
     report["max_abs_diff"].as_f64().expect("number")
 }
 
+/// Runs `recipe` from scratch into `out`, the printed tables into `printed`.
+pub fn run_fresh(
+    recipe: &cascade_trainer::recipe::Recipe,
+    out: &Path,
+    printed: &mut Vec<u8>,
+) -> cascade_trainer::runner::record::RunRecord {
+    let registry = cascade_envs::Registry::discover().expect("registry");
+    let options = cascade_trainer::runner::RunOptions {
+        output: out.to_owned(),
+        resume: cascade_trainer::runner::Resume::Fresh,
+    };
+    cascade_trainer::runner::run(recipe, &registry, &options, printed).expect("run")
+}
+
 /// A run's `metrics.jsonl`, one value per line.
 pub fn metrics(out: &Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(out.join("metrics.jsonl"))
