@@ -1,17 +1,24 @@
 //! `cascade bench-model`: sampling and training tokens/s and model FLOPs utilisation
 //! of a randomly initialised model of a given shape (default Qwen2.5-0.5B), on CPU or
-//! CUDA (bf16 autocast). Used by `scripts/gpu/bench_qwen05b.sh`. With `--turns N`, the
-//! multi-turn rollout (KV cache kept across turns) beside re-running each
-//! conversation from its start every turn, on the same prompts.
+//! CUDA (bf16 autocast; `--precision bf16` on the CPU too). Used by
+//! `scripts/gpu/bench_qwen05b.sh`. With `--turns N`, the multi-turn rollout (KV cache
+//! kept across turns) beside re-running each conversation from its start every turn,
+//! on the same prompts. With `--train-step`, one GRPO (or `--mopd`) step's time and
+//! peak memory, optionally saved for `scripts/compare/trl_step_05b.sh`.
 
 use std::path::PathBuf;
 
 use anyhow::Context;
 use cascade_trainer::device::DeviceChoice;
+use cascade_trainer::device::Precision;
 use cascade_trainer::logprobs::{Activations, LogitBudget, PassMemory};
 use cascade_trainer::model::ModelConfig;
-use cascade_trainer::step_memory::{measure_prefill, measure_step, StepShape};
-use cascade_trainer::throughput::{measure, measure_multi_turn, MultiTurnShape, QWEN25_05B_CONFIG};
+use cascade_trainer::step_memory::{
+    measure_prefill, measure_step, StepAlgorithm, StepShape, StepSpec,
+};
+use cascade_trainer::throughput::{
+    measure, measure_multi_turn, MultiTurnShape, ThroughputShape, QWEN25_05B_CONFIG,
+};
 
 use super::Failure;
 
@@ -22,6 +29,10 @@ pub struct BenchModelArgs {
     config: Option<PathBuf>,
     #[arg(long, value_enum, default_value = "auto")]
     device: DeviceArg,
+    /// What the passes compute in: auto (bf16 autocast on CUDA, f32 on the CPU), f32,
+    /// or bf16 (autocast from float32 master weights, on any device).
+    #[arg(long, value_enum, default_value = "auto")]
+    precision: PrecisionArg,
     #[arg(long, default_value_t = 64)]
     batch: usize,
     #[arg(long, default_value_t = 128)]
@@ -57,6 +68,14 @@ pub struct BenchModelArgs {
     /// checkpointing).
     #[arg(long)]
     recompute: bool,
+    /// With --train-step: an MOPD step (a random teacher of the same shape scores the
+    /// responses first) instead of GRPO.
+    #[arg(long, requires = "train_step")]
+    mopd: bool,
+    /// With --train-step: write the initial weights (`DIR/model`), the batch
+    /// (`DIR/step.json`) and the report (`DIR/cascade.json`) for the PyTorch peer.
+    #[arg(long, requires = "train_step", value_name = "DIR")]
+    save_step: Option<PathBuf>,
     /// Instead: prefill --batch prompts of --prompt-len tokens into the KV cache,
     /// with its time and peak resident memory (one setting per process).
     #[arg(long, conflicts_with = "train_step")]
@@ -65,6 +84,23 @@ pub struct BenchModelArgs {
     /// sampling prefilled before chunking).
     #[arg(long, default_value_t = cascade_trainer::sampling::PREFILL_CHUNK as usize)]
     prefill_chunk: usize,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum PrecisionArg {
+    Auto,
+    F32,
+    Bf16,
+}
+
+impl From<PrecisionArg> for Precision {
+    fn from(p: PrecisionArg) -> Self {
+        match p {
+            PrecisionArg::Auto => Precision::Auto,
+            PrecisionArg::F32 => Precision::F32,
+            PrecisionArg::Bf16 => Precision::Bf16,
+        }
+    }
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -113,21 +149,25 @@ pub fn run(args: BenchModelArgs) -> Result<(), Failure> {
             result_len: args.result_len,
             turns: args.turns,
         };
-        let report =
-            measure_multi_turn(config, device, shape).map_err(|e| Failure::Other(e.into()))?;
+        let report = measure_multi_turn(config, device, args.precision.into(), shape)
+            .map_err(|e| Failure::Other(e.into()))?;
         println!(
             "{}",
             serde_json::to_string_pretty(&report).unwrap_or_default()
         );
         return Ok(());
     }
+    let shape = ThroughputShape {
+        batch: args.batch,
+        prompt_len: args.prompt_len,
+        new_tokens: args.new_tokens,
+        repeats: args.repeats,
+    };
     let report = measure(
         config,
         device,
-        args.batch,
-        args.prompt_len,
-        args.new_tokens,
-        args.repeats,
+        args.precision.into(),
+        shape,
         args.peak_flops,
     )
     .map_err(|e| Failure::Other(e.into()))?;
@@ -163,7 +203,23 @@ fn train_step(
         prompt_len: args.prompt_len,
         response_len: args.new_tokens,
     };
-    let report = measure_step(config, device, shape, memory, chunk_mb, args.peak_flops)
+    let spec = StepSpec {
+        shape,
+        algorithm: match args.mopd {
+            true => StepAlgorithm::Mopd,
+            false => StepAlgorithm::Grpo,
+        },
+        memory,
+        logit_chunk_mb: chunk_mb,
+        precision: args.precision.into(),
+        peak_flops: args.peak_flops,
+    };
+    if let Some(dir) = &args.save_step {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("--save-step: cannot create {}", dir.display()))
+            .map_err(Failure::usage)?;
+    }
+    let report = measure_step(config, device, spec, args.save_step.as_deref())
         .map_err(|e| Failure::Other(e.into()))?;
     println!(
         "{}",

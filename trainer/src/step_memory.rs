@@ -1,21 +1,30 @@
-//! One GRPO training step (forward, loss, backward, AdamW) on synthetic responses of a
-//! given length, without sampling: its time, peak memory and MFU, under each
-//! [`PassMemory`] setting. `cascade bench-model --train-step` prints it; run each
-//! setting in its own process, since the peak resident set never goes down.
+//! One GRPO or MOPD training step (forward, loss, backward, AdamW) on synthetic
+//! responses of a given length, without sampling: its time, peak memory and MFU, under
+//! each [`PassMemory`] setting and [`Precision`]. `cascade bench-model --train-step`
+//! prints it; run each setting in its own process, since the peak resident set never
+//! goes down.
 //!
 //! It answers "does a 16K-token response fit, and what does chunking and recomputing
 //! buy": the rows are what a rollout would hand the trainer (a prompt, a response,
-//! a ±1 advantage per row), and the loss is the GRPO policy loss of [`crate::grpo`].
+//! a ±1 advantage per row), and the loss is the GRPO policy loss of [`crate::grpo`] or
+//! the MOPD loss of [`crate::mopd`] (a second random model of the same shape as the
+//! teacher, its pass counted in the step). With a folder to save to, the weights
+//! (rounded to the checkpoint dtype first, so the saved file is exactly the model that
+//! stepped), the batch and the figures are written for `scripts/compare/`'s peer.
 
+use std::path::Path;
 use std::time::Instant;
 
 use serde::Serialize;
+use serde_json::json;
 use tch::{Device, Kind, Tensor};
 
+use crate::device::Precision;
 use crate::grpo::{policy_loss, PolicyLossOptions};
 use crate::logprobs::{backward_by_chunks, PassMemory, PromptPass, SamplingDistribution};
-use crate::logprobs::{Activations, SequenceBatch};
+use crate::logprobs::{frozen_pass, token_logprobs, Activations, MicroBatching, SequenceBatch};
 use crate::model::{ModelConfig, ModelError, Transformer};
+use crate::mopd::{mopd_loss, WeightGate};
 use crate::optim::{AdamW, AdamWConfig};
 use crate::throughput::forward_flops_per_token;
 
@@ -27,16 +36,42 @@ pub struct StepShape {
     pub response_len: usize,
 }
 
+/// Which algorithm's step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepAlgorithm {
+    Grpo,
+    /// The teacher's frozen pass, then the student's MOPD loss.
+    Mopd,
+}
+
+/// Everything that sets up one measured step.
+#[derive(Debug, Clone, Copy)]
+pub struct StepSpec {
+    pub shape: StepShape,
+    pub algorithm: StepAlgorithm,
+    pub memory: PassMemory,
+    /// MiB of logits per chunk, for the report (`None`: the whole response at once).
+    pub logit_chunk_mb: Option<usize>,
+    pub precision: Precision,
+    pub peak_flops: f64,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct StepMemoryReport {
     pub device: String,
     pub params: i64,
     #[serde(flatten)]
     pub shape: StepShape,
+    pub algorithm: StepAlgorithm,
     /// MiB of logits per chunk; `null` for the whole response at once.
     pub logit_chunk_mb: Option<usize>,
     pub activations: &'static str,
+    /// Whether the passes ran under bf16 autocast.
+    pub bf16: bool,
     pub seconds: f64,
+    /// With MOPD: the seconds of the teacher's pass, within `seconds`.
+    pub teacher_seconds: f64,
     pub training_tokens_per_s: f64,
     pub mfu: f64,
     /// Peak resident set of the process (`VmHWM`), MiB; on CUDA the host side only.
@@ -47,86 +82,308 @@ pub struct StepMemoryReport {
     /// unchunked path materialises (it holds about three: logits, log-softmax, grad).
     pub whole_logits_mb: f64,
     pub loss: f64,
+    /// The global gradient norm before clipping.
     pub grad_norm: f64,
+    /// The mean log-probability of the response tokens under the policy.
+    pub mean_logp: f64,
 }
 
-/// Runs one step of `shape` on a random model of `config`.
+/// The synthetic batch of a step.
+struct StepBatch {
+    prompt_ids: Tensor,
+    prompt_valid: Tensor,
+    completion_ids: Tensor,
+    completion_valid: Tensor,
+    /// `[rows]`: +1 and −1 by turns.
+    advantages: Tensor,
+}
+
+impl StepBatch {
+    fn new(shape: StepShape, vocab: i64, device: Device) -> Self {
+        let prompt_ids = synthetic_ids(shape.rows, shape.prompt_len, vocab, 7, device);
+        let completion_ids = synthetic_ids(shape.rows, shape.response_len, vocab, 13, device);
+        let valid = |t: &Tensor| t.ones_like().to_kind(Kind::Bool);
+        let signs: Vec<f32> = (0..shape.rows)
+            .map(|r| if r % 2 == 0 { 1.0 } else { -1.0 })
+            .collect();
+        Self {
+            prompt_valid: valid(&prompt_ids),
+            completion_valid: valid(&completion_ids),
+            prompt_ids,
+            completion_ids,
+            advantages: Tensor::from_slice(&signs).to_device(device),
+        }
+    }
+
+    fn view(&self) -> SequenceBatch<'_> {
+        SequenceBatch {
+            prompt_ids: &self.prompt_ids,
+            prompt_valid: &self.prompt_valid,
+            completion_ids: &self.completion_ids,
+            completion_valid: &self.completion_valid,
+        }
+    }
+}
+
+/// GRPO's clip range, as the recipes default it.
+const GRPO_LOSS: PolicyLossOptions = PolicyLossOptions {
+    epsilon_low: 0.2,
+    epsilon_high: 0.28,
+    kl_coef: 0.0,
+    num_tokens: 0.0,
+};
+
+/// Runs one step of `spec` on a random model of `config`; with `save`, writes the
+/// model, the batch and the report there (see the module docs).
 pub fn measure_step(
     config: ModelConfig,
     device: Device,
-    shape: StepShape,
-    memory: PassMemory,
-    logit_chunk_mb: Option<usize>,
-    peak_flops: f64,
+    spec: StepSpec,
+    save: Option<&Path>,
 ) -> Result<StepMemoryReport, ModelError> {
     let vocab = config.vocab_size;
     let mut model = Transformer::random(config.clone(), device, Kind::Float, 0)?;
+    model.round_to_saved_dtype();
+    model.set_precision(spec.precision);
     model.set_trainable(true);
+    let teacher = match spec.algorithm {
+        StepAlgorithm::Grpo => None,
+        StepAlgorithm::Mopd => {
+            let mut t = Transformer::random(config.clone(), device, Kind::Float, 1)?;
+            t.set_precision(spec.precision);
+            Some(t)
+        }
+    };
     let params: i64 = model.parameters().values().map(|t| t.numel() as i64).sum();
     let mut optimizer = AdamW::new(model.parameters(), AdamWConfig::default());
-    let rows = shape.rows as i64;
-    let prompt_ids = synthetic_ids(shape.rows, shape.prompt_len, vocab, 7, device);
-    let completion_ids = synthetic_ids(shape.rows, shape.response_len, vocab, 13, device);
-    let valid = |t: &Tensor| t.ones_like().to_kind(Kind::Bool);
-    let (prompt_valid, completion_valid) = (valid(&prompt_ids), valid(&completion_ids));
-    let batch = SequenceBatch {
-        prompt_ids: &prompt_ids,
-        prompt_valid: &prompt_valid,
-        completion_ids: &completion_ids,
-        completion_valid: &completion_valid,
-    };
-    let advantages = Tensor::from_slice(
-        &(0..rows)
-            .map(|r| if r % 2 == 0 { 1.0f32 } else { -1.0 })
-            .collect::<Vec<_>>(),
-    )
-    .to_device(device);
-    let tokens = (shape.rows * shape.response_len) as f64;
-    let opts = PolicyLossOptions {
-        epsilon_low: 0.2,
-        epsilon_high: 0.28,
-        kl_coef: 0.0,
-        num_tokens: tokens,
-    };
+    let batch = StepBatch::new(spec.shape, vocab, device);
     let rss_before_step_mb = resident_mb("VmRSS");
+    if device.is_cuda() {
+        tch::Cuda::synchronize(0);
+    }
     let start = Instant::now();
     optimizer.zero_grad();
-    let mut loss_sum = 0.0;
-    let dist = SamplingDistribution::MODEL;
-    backward_by_chunks(&model, &batch, PromptPass::PerRow, dist, memory, |chunk| {
-        let mask = chunk.columns(&completion_valid);
-        let loss = policy_loss(&chunk.logp, None, None, &advantages, &mask, &opts);
-        loss_sum += f64::try_from(&loss).unwrap_or(f64::NAN);
-        loss
-    });
+    let (outcome, teacher_seconds) = match &teacher {
+        None => (grpo_backward(&model, &batch, spec), 0.0),
+        Some(teacher) => {
+            let teacher_start = Instant::now();
+            let teacher_logp = teacher_logprobs(teacher, &batch);
+            let teacher_s = teacher_start.elapsed().as_secs_f64();
+            (
+                mopd_backward(&model, &batch, &teacher_logp, spec),
+                teacher_s,
+            )
+        }
+    };
     let grad_norm = optimizer.clip_grad_norm(1.0);
     optimizer.step(1e-6);
     if device.is_cuda() {
         tch::Cuda::synchronize(0);
     }
     let seconds = start.elapsed().as_secs_f64();
+    let report = step_report(
+        &config,
+        device,
+        spec,
+        params,
+        seconds,
+        teacher_seconds,
+        rss_before_step_mb,
+        outcome,
+        grad_norm,
+    );
+    if let Some(dir) = save {
+        save_step(dir, &model, &batch, &report)?;
+    }
+    Ok(report)
+}
+
+/// What the loss pass summed: the loss and the response tokens' log-probabilities.
+#[derive(Default)]
+struct LossOutcome {
+    loss: f64,
+    logp_sum: f64,
+}
+
+impl LossOutcome {
+    fn add(&mut self, loss: &Tensor, logp: &Tensor, mask: &Tensor) {
+        self.loss += f64::try_from(loss).unwrap_or(f64::NAN);
+        let taken = (logp.detach() * mask.to_kind(Kind::Float)).sum(Kind::Double);
+        self.logp_sum += f64::try_from(taken).unwrap_or(f64::NAN);
+    }
+}
+
+fn response_tokens(spec: &StepSpec) -> f64 {
+    (spec.shape.rows * spec.shape.response_len) as f64
+}
+
+/// GRPO's loss over the batch (one micro-batch), backpropagated chunk by chunk.
+fn grpo_backward(model: &Transformer, batch: &StepBatch, spec: StepSpec) -> LossOutcome {
+    let opts = PolicyLossOptions {
+        num_tokens: response_tokens(&spec),
+        ..GRPO_LOSS
+    };
+    let mut outcome = LossOutcome::default();
+    let dist = SamplingDistribution::MODEL;
+    let view = batch.view();
+    backward_by_chunks(
+        model,
+        &view,
+        PromptPass::PerRow,
+        dist,
+        spec.memory,
+        |chunk| {
+            let mask = chunk.columns(&batch.completion_valid);
+            let loss = policy_loss(&chunk.logp, None, None, &batch.advantages, &mask, &opts);
+            outcome.add(&loss, &chunk.logp, &mask);
+            loss
+        },
+    );
+    outcome
+}
+
+/// The teacher's log-probabilities of the response tokens, `[rows, C]`.
+fn teacher_logprobs(teacher: &Transformer, batch: &StepBatch) -> Tensor {
+    let rows = MicroBatching::Rows(batch.prompt_ids.size()[0] as usize);
+    frozen_pass(&batch.view(), rows, teacher, |part| {
+        token_logprobs(teacher, part).0
+    })
+}
+
+/// MOPD's loss over the batch, on-policy (the sampler's log-probabilities are the
+/// student's own, detached, so every importance weight is 1).
+fn mopd_backward(
+    model: &Transformer,
+    batch: &StepBatch,
+    teacher_logp: &Tensor,
+    spec: StepSpec,
+) -> LossOutcome {
+    let mut outcome = LossOutcome::default();
+    let dist = SamplingDistribution::MODEL;
+    let view = batch.view();
+    let tokens = response_tokens(&spec);
+    backward_by_chunks(
+        model,
+        &view,
+        PromptPass::PerRow,
+        dist,
+        spec.memory,
+        |chunk| {
+            let mask = chunk.columns(&batch.completion_valid);
+            let teacher = chunk.columns(teacher_logp);
+            let sampling = chunk.logp.detach();
+            let loss = mopd_loss(
+                &chunk.logp,
+                &sampling,
+                &teacher,
+                &mask,
+                WeightGate::default(),
+                tokens,
+            );
+            outcome.add(&loss, &chunk.logp, &mask);
+            loss
+        },
+    );
+    outcome
+}
+
+#[allow(clippy::too_many_arguments)]
+fn step_report(
+    config: &ModelConfig,
+    device: Device,
+    spec: StepSpec,
+    params: i64,
+    seconds: f64,
+    teacher_seconds: f64,
+    rss_before_step_mb: f64,
+    outcome: LossOutcome,
+    grad_norm: f64,
+) -> StepMemoryReport {
+    let shape = spec.shape;
     let trained = (shape.rows * (shape.prompt_len + shape.response_len)) as f64;
     // Training is 3× the forward FLOPs at the mean causal context, as
-    // `throughput::measure` counts it. Recomputing's extra forward pass is not
-    // counted: MFU counts the model's FLOPs, so recomputing shows as a lower MFU.
+    // `throughput::measure` counts it; an MOPD teacher's pass adds 1×. Recomputing's
+    // extra forward pass is not counted: MFU counts the model's FLOPs, so recomputing
+    // shows as a lower MFU.
     let mean_context = (shape.prompt_len + shape.response_len) as f64 / 2.0;
-    let recompute = memory.activations == Activations::Recompute;
-    let flops = 3.0 * trained * forward_flops_per_token(&config, mean_context);
-    Ok(StepMemoryReport {
+    let passes = match spec.algorithm {
+        StepAlgorithm::Grpo => 3.0,
+        StepAlgorithm::Mopd => 4.0,
+    };
+    let flops = passes * trained * forward_flops_per_token(config, mean_context);
+    let recompute = spec.memory.activations == Activations::Recompute;
+    StepMemoryReport {
         device: format!("{device:?}"),
         params,
         shape,
-        logit_chunk_mb,
+        algorithm: spec.algorithm,
+        logit_chunk_mb: spec.logit_chunk_mb,
         activations: if recompute { "recompute" } else { "keep" },
+        bf16: spec.precision.autocasts_on(device),
         seconds,
+        teacher_seconds,
         training_tokens_per_s: trained / seconds,
-        mfu: flops / seconds / peak_flops,
+        mfu: flops / seconds / spec.peak_flops,
         peak_rss_mb: resident_mb("VmHWM"),
         rss_before_step_mb,
-        whole_logits_mb: tokens * vocab as f64 * 4.0 / (1 << 20) as f64,
-        loss: loss_sum,
+        whole_logits_mb: response_tokens(&spec) * config.vocab_size as f64 * 4.0 / (1 << 20) as f64,
+        loss: outcome.loss,
         grad_norm,
-    })
+        mean_logp: outcome.logp_sum / response_tokens(&spec).max(1.0),
+    }
+}
+
+/// Writes `dir/model` (the weights as they were before the step), `dir/step.json`
+/// (the batch and the loss settings) and `dir/cascade.json` (the report).
+fn save_step(
+    dir: &Path,
+    stepped: &Transformer,
+    batch: &StepBatch,
+    report: &StepMemoryReport,
+) -> Result<(), ModelError> {
+    // The optimizer has moved the weights: rebuild the same random init (seed 0,
+    // rounded as before the step) for the peer to start from.
+    let mut initial =
+        Transformer::random(stepped.config.clone(), stepped.device(), Kind::Float, 0)?;
+    initial.round_to_saved_dtype();
+    initial.save(&dir.join("model"), usize::MAX)?;
+    let ids = |t: &Tensor| Vec::<Vec<i64>>::try_from(t.to_device(Device::Cpu)).unwrap_or_default();
+    let mask = Vec::<Vec<i64>>::try_from(
+        batch
+            .completion_valid
+            .to_kind(Kind::Int64)
+            .to_device(Device::Cpu),
+    )
+    .unwrap_or_default();
+    let advantages = Vec::<f64>::try_from(
+        batch
+            .advantages
+            .to_kind(Kind::Double)
+            .to_device(Device::Cpu),
+    )
+    .unwrap_or_default();
+    let step = json!({
+        "prompt_ids": ids(&batch.prompt_ids),
+        "completion_ids": ids(&batch.completion_ids),
+        "completion_mask": mask,
+        "advantages": advantages,
+        "epsilon_low": GRPO_LOSS.epsilon_low,
+        "epsilon_high": GRPO_LOSS.epsilon_high,
+        "num_tokens": (report.shape.rows * report.shape.response_len) as f64,
+        "max_grad_norm": 1.0,
+        "lr": 1e-6,
+        "temperature": 1.0,
+    });
+    let write = |name: &str, value: &serde_json::Value| {
+        let path = dir.join(name);
+        std::fs::write(&path, value.to_string() + "\n")
+            .map_err(|source| ModelError::Io { path, source })
+    };
+    write("step.json", &step)?;
+    write(
+        "cascade.json",
+        &serde_json::to_value(report).unwrap_or_default(),
+    )
 }
 
 /// What prefilling one long prompt into the KV cache took.

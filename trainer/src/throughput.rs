@@ -11,7 +11,7 @@ use std::time::Instant;
 use serde::Serialize;
 use tch::{Device, Kind};
 
-use crate::device::with_autocast;
+use crate::device::Precision;
 use crate::logprobs::{token_logprobs, SequenceBatch};
 use crate::model::{ModelConfig, ModelError, Transformer};
 use crate::optim::{AdamW, AdamWConfig};
@@ -28,6 +28,8 @@ pub const QWEN25_05B_CONFIG: &str = r#"{"architectures":["Qwen2ForCausalLM"],"mo
 #[derive(Debug, Clone, Serialize)]
 pub struct ThroughputReport {
     pub device: String,
+    /// Whether the passes ran under bf16 autocast.
+    pub bf16: bool,
     pub params: i64,
     pub batch: usize,
     pub prompt_len: usize,
@@ -50,18 +52,37 @@ pub(crate) fn forward_flops_per_token(c: &ModelConfig, t: f64) -> f64 {
     2.0 * (c.num_layers as f64 * per_layer + head) + 2.0 * c.num_layers as f64 * t * q
 }
 
-/// Measures `repeats` generation and training passes after one warm-up pass.
+/// The batch [`measure`] samples and trains on.
+#[derive(Debug, Clone, Copy)]
+pub struct ThroughputShape {
+    pub batch: usize,
+    pub prompt_len: usize,
+    pub new_tokens: usize,
+    pub repeats: usize,
+}
+
+/// Measures `repeats` generation and training passes after one warm-up pass, the
+/// model computing at `precision`.
 pub fn measure(
     config: ModelConfig,
     device: Device,
-    batch: usize,
-    prompt_len: usize,
-    new_tokens: usize,
-    repeats: usize,
+    precision: Precision,
+    shape: ThroughputShape,
     peak_flops: f64,
 ) -> Result<ThroughputReport, ModelError> {
+    let ThroughputShape {
+        batch,
+        prompt_len,
+        new_tokens,
+        repeats,
+    } = shape;
     let vocab = config.vocab_size;
     let mut model = Transformer::random(config.clone(), device, Kind::Float, 0)?;
+    model.set_precision(precision);
+    // Trainable while sampling too, as the runner's policy is: autocast caches its bf16
+    // casts of trainable weights for the whole generation, instead of casting every
+    // weight at every decoding step.
+    model.set_trainable(true);
     let params: i64 = model.parameters().values().map(|t| t.numel() as i64).sum();
     let prompts = synthetic_prompts(batch, prompt_len, vocab);
     let params_s = SamplingParams {
@@ -87,7 +108,6 @@ pub fn measure(
             message: "repeats must be at least 1".into(),
         });
     };
-    model.set_trainable(true);
     let train_s = time_training(&model, &g, repeats, &sync);
     let seq = (prompt_len + new_tokens) as f64;
     let trained_tokens = (batch as f64) * seq * repeats as f64;
@@ -96,6 +116,7 @@ pub fn measure(
     let train_flops = 3.0 * trained_tokens * forward_flops_per_token(&config, seq / 2.0);
     Ok(ThroughputReport {
         device: format!("{device:?}"),
+        bf16: precision.autocasts_on(device),
         params,
         batch,
         prompt_len,
@@ -128,7 +149,6 @@ fn synthetic_prompts(batch: usize, prompt_len: usize, vocab: i64) -> Vec<Vec<i64
 /// Seconds for `repeats` training passes (forward, backward, AdamW step) over the
 /// generated batch `g`, after one warm-up pass.
 fn time_training(model: &Transformer, g: &Generation, repeats: usize, sync: &dyn Fn()) -> f64 {
-    let device = model.device();
     let mut opt = AdamW::new(model.parameters(), AdamWConfig::default());
     let batch_view = SequenceBatch {
         prompt_ids: &g.prompts.ids,
@@ -138,7 +158,7 @@ fn time_training(model: &Transformer, g: &Generation, repeats: usize, sync: &dyn
     };
     let train_once = |opt: &mut AdamW| {
         opt.zero_grad();
-        let loss = with_autocast(device, || {
+        let loss = model.autocast(|| {
             let (logp, _) = token_logprobs(model, &batch_view);
             logp.mean(Kind::Float)
         });
@@ -218,10 +238,12 @@ pub struct MultiTurnShape {
 pub fn measure_multi_turn(
     config: ModelConfig,
     device: Device,
+    precision: Precision,
     shape: MultiTurnShape,
 ) -> Result<MultiTurnReport, ModelError> {
     let vocab = config.vocab_size;
-    let model = Transformer::random(config, device, Kind::Float, 0)?;
+    let mut model = Transformer::random(config, device, Kind::Float, 0)?;
+    model.set_precision(precision);
     let prompts = synthetic_prompts(shape.batch, shape.prompt_len, vocab);
     let every = shape.mean_turn_len.max(1) as i64;
     let params = SamplingParams {

@@ -1,6 +1,7 @@
 //! GRPO's loss by hand and against finite differences; on-policy ratio 1; clipping.
 
 use cascade_trainer::grpo::policy_loss::{policy_loss, ratio, PolicyLossOptions};
+use cascade_trainer::logprobs::MicroBatching;
 use tch::{Kind, Tensor};
 
 fn opts(num_tokens: f64, kl: f64) -> PolicyLossOptions {
@@ -255,7 +256,7 @@ fn grpo_trains_on_the_tempered_nucleus_it_sampled_from() {
         cfg.sampling.temperature = temperature;
         cfg.sampling.top_p = top_p;
         cfg.sampling.seed = 11;
-        cfg.micro_batch = micro_batch;
+        cfg.micro_batch = MicroBatching::Rows(micro_batch);
         let mut optimizer = AdamW::new(model.parameters(), AdamWConfig::default());
         let stats = grpo_step(
             &model,

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use cascade_trainer::grpo::step::grpo_step;
-use cascade_trainer::logprobs::{token_logprobs, SequenceBatch};
+use cascade_trainer::logprobs::{token_logprobs, MicroBatching, SequenceBatch};
 use cascade_trainer::model::Transformer;
 use cascade_trainer::mopd::step::{mopd_step, MopdConfig, TeacherPool};
 use cascade_trainer::mopd::WeightGate;
@@ -188,7 +188,7 @@ fn mopd_curve(
     let mut cfg = MopdConfig {
         group_size: group,
         sampling: task.grpo.sampling.clone(),
-        micro_batch: 64,
+        micro_batch: MicroBatching::Rows(64),
         max_grad_norm: 1.0,
         gate: WeightGate::default(),
         memory: Default::default(),

@@ -25,6 +25,7 @@ use std::time::Instant;
 use cascade_envs::{ChatMessage, Registry};
 use cascade_trainer::grpo::step::{grpo_update, sample_episodes, GrpoConfig, Unfinished};
 use cascade_trainer::grpo::AdvantageOptions;
+use cascade_trainer::logprobs::MicroBatching;
 use cascade_trainer::model::{ModelConfig, Transformer};
 use cascade_trainer::optim::AdamW;
 use cascade_trainer::runner::data::{load_env_data, EnvData};
@@ -135,7 +136,7 @@ fn grpo_config(tok: &TextTokenizer, seed: i64) -> GrpoConfig {
         epsilon_high: 0.2,
         kl_coef: 0.0,
         unfinished: Unfinished::Keep,
-        micro_batch: PROMPTS * GROUP,
+        micro_batch: MicroBatching::Rows(PROMPTS * GROUP),
         max_grad_norm: 1.0,
         memory: Default::default(),
     }

@@ -127,6 +127,34 @@ fn bad_values_name_their_key() {
         ),
         "unknown variant `all`",
     );
+    fails_with(
+        &GOOD.replacen(
+            "max_new_tokens = 4",
+            "max_new_tokens = 4\nmicro_batch = 4\nmicro_batch_tokens = 4096",
+            1,
+        ),
+        "stage[0].micro_batch_tokens",
+    );
+    check(&GOOD.replacen(
+        "max_new_tokens = 4",
+        "max_new_tokens = 4\nmicro_batch_tokens = 4096",
+        1,
+    ))
+    .expect("a token budget alone");
+    check(&GOOD.replacen(
+        "device = \"cpu\"",
+        "device = \"cpu\"\nprecision = \"bf16\"",
+        1,
+    ))
+    .expect("bf16 on the CPU");
+    fails_with(
+        &GOOD.replacen(
+            "device = \"cpu\"",
+            "device = \"cpu\"\nprecision = \"fp16\"",
+            1,
+        ),
+        "unknown variant `fp16`",
+    );
     // MOPD reads student and teacher over the full tempered vocabulary.
     let mopd_top_p = GOOD.replacen(
         "group_size = 2\nmax_new_tokens = 4",

@@ -2,7 +2,10 @@
 //! - overlapped rewards: groups scored while the rest of the batch is still sampled
 //!   give the step that scoring after sampling gives, bit for bit;
 //! - bucketed micro-batches: rows sorted by length into micro-batches trimmed to
-//!   their own width give the gradient of one padded batch.
+//!   their own width, by a row count or by a token budget, give the gradient of one
+//!   padded batch, for GRPO and for MOPD;
+//! - bf16: a step computed under bf16 autocast from float32 master weights gives the
+//!   float32 step's log-probabilities and gradient within bf16's rounding.
 //!
 //! Its own test binary, the tests one at a time (`SERIAL`): sampling and random
 //! init draw from libtorch's global generator, which tests running beside them
@@ -11,9 +14,13 @@
 use std::sync::Mutex;
 use std::time::Instant;
 
+use cascade_trainer::device::Precision;
 use cascade_trainer::grpo::step::{
     grpo_update, sample_and_score, sample_and_score_batch, BatchScorer, GrpoConfig,
 };
+use cascade_trainer::logprobs::{token_logprobs, MicroBatching, SequenceBatch};
+use cascade_trainer::mopd::step::{mopd_step, MopdConfig, TeacherPool};
+use cascade_trainer::mopd::WeightGate;
 use cascade_trainer::optim::AdamW;
 use cascade_trainer::sampling::Generation;
 use cascade_trainer::toy::bench::ToyTask;
@@ -26,7 +33,7 @@ static SERIAL: Mutex<()> = Mutex::new(());
 fn ragged_config(task: &ToyTask) -> GrpoConfig {
     let mut cfg = task.grpo.clone();
     cfg.group_size = 4;
-    cfg.micro_batch = 8;
+    cfg.micro_batch = MicroBatching::Rows(8);
     cfg.sampling.max_new_tokens = 24;
     cfg.sampling.stop_ids = (0..task.tokenizer.vocab_size() as i64)
         .filter(|t| t % 3 == 0)
@@ -121,8 +128,10 @@ fn update_gradients(
     prompts: &[Vec<i64>],
     rewards: &[f64],
     cfg: &GrpoConfig,
+    precision: Precision,
 ) -> Vec<Vec<f32>> {
-    let model = task.new_model(2).expect("model");
+    let mut model = task.new_model(2).expect("model");
+    model.set_precision(precision);
     tch::no_grad(|| {
         for (p, w) in model.parameters().values().zip(weights) {
             let mut p = p.shallow_clone();
@@ -154,7 +163,8 @@ fn update_gradients(
         .collect()
 }
 
-/// Micro-batches of 2 groups, sorted by length and trimmed to their own width, give
+/// Micro-batches of 2 groups, or of a token budget (whole groups, or single rows
+/// when a group is over it), sorted by length and trimmed to their own width, give
 /// the gradient of the whole batch in one padded pass (within float rounding).
 #[test]
 fn bucketed_trimmed_micro_batches_give_the_padded_gradient() {
@@ -176,7 +186,7 @@ fn bucketed_trimmed_micro_batches_give_the_padded_gradient() {
         .values()
         .map(|p| p.detach().copy())
         .collect();
-    let grads = |micro_batch: usize| {
+    let grads = |micro_batch: MicroBatching| {
         let cfg = GrpoConfig {
             micro_batch,
             ..cfg.clone()
@@ -188,18 +198,166 @@ fn bucketed_trimmed_micro_batches_give_the_padded_gradient() {
             &prompts,
             &scored.rewards,
             &cfg,
+            Precision::F32,
         )
     };
-    let whole = grads(24);
-    let bucketed = grads(8);
+    let whole = grads(MicroBatching::Rows(24));
     let scale = whole.iter().flatten().fold(0f32, |m, g| m.max(g.abs()));
     assert!(scale > 0.0);
-    for (w, b) in whole.iter().zip(&bucketed) {
-        for (x, y) in w.iter().zip(b) {
-            assert!(
-                (x - y).abs() <= 1e-5 * scale,
-                "{x} vs {y} (largest {scale})"
-            );
+    // Prompt plus response of the longest row: a budget of two such groups, and one
+    // under a single row's length (every row alone).
+    let longest = prompts.iter().map(Vec::len).max().unwrap_or(0) + lengths.iter().max().unwrap();
+    let budgets = [
+        MicroBatching::Rows(8),
+        MicroBatching::Tokens(2 * 4 * longest),
+        MicroBatching::Tokens(1),
+    ];
+    for micro in budgets {
+        let bucketed = grads(micro);
+        for (w, b) in whole.iter().zip(&bucketed) {
+            for (x, y) in w.iter().zip(b) {
+                assert!(
+                    (x - y).abs() <= 1e-5 * scale,
+                    "{micro:?}: {x} vs {y} (largest {scale})"
+                );
+            }
         }
     }
+}
+
+/// MOPD's backward and teacher passes by a token budget (bucketed, trimmed) give the
+/// gradient and the metrics of one padded pass over the batch.
+#[test]
+fn mopd_micro_batches_by_tokens_give_the_padded_gradient() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    tch::set_num_threads(1);
+    let task = ToyTask::new().expect("toy task");
+    let decode = |ids: &[i64]| task.tokenizer.decode(ids).unwrap_or_default();
+    let prompts: Vec<(String, Vec<i64>)> = toy_prompts(&task)
+        .into_iter()
+        .map(|p| ("addition".to_owned(), p))
+        .collect();
+    let ragged = ragged_config(&task);
+    let step = |micro_batch: MicroBatching| {
+        let mut student = task.new_model(2).expect("student");
+        student.set_trainable(true);
+        let key = std::path::PathBuf::from("teacher");
+        let domains = std::collections::BTreeMap::from([("addition".to_owned(), key.clone())]);
+        let mut pool = TeacherPool::new(domains, true, tch::Device::Cpu);
+        pool.insert_loaded(&key, task.new_model(3).expect("teacher"));
+        let cfg = MopdConfig {
+            group_size: 4,
+            sampling: ragged.sampling.clone(),
+            micro_batch,
+            // No clipping: the gradients are compared as the loss left them.
+            max_grad_norm: 0.0,
+            gate: WeightGate::default(),
+            memory: Default::default(),
+        };
+        let mut optimizer = AdamW::new(student.parameters(), Default::default());
+        let stats = mopd_step(
+            &student,
+            &mut pool,
+            &mut optimizer,
+            0.0,
+            &prompts,
+            None,
+            &decode,
+            &cfg,
+        )
+        .expect("step");
+        let grads: Vec<Vec<f32>> = student
+            .parameters()
+            .values()
+            .map(|p| {
+                Vec::try_from(p.grad().flatten(0, -1).to_kind(Kind::Float)).unwrap_or_default()
+            })
+            .collect();
+        (stats, grads)
+    };
+    let (whole_stats, whole) = step(MicroBatching::Rows(24));
+    assert!(whole_stats.response_len_mean > 1.0, "{whole_stats:?}");
+    let scale = whole.iter().flatten().fold(0f32, |m, g| m.max(g.abs()));
+    assert!(scale > 0.0);
+    for micro in [MicroBatching::Tokens(64), MicroBatching::Tokens(1)] {
+        let (stats, grads) = step(micro);
+        assert!(
+            (stats.advantage_mean - whole_stats.advantage_mean).abs() < 1e-4,
+            "{micro:?}: {stats:?} vs {whole_stats:?}"
+        );
+        assert_eq!(stats.truncated_share, whole_stats.truncated_share);
+        assert_eq!(
+            stats.response_len_mean, whole_stats.response_len_mean,
+            "the same samples"
+        );
+        for (w, b) in whole.iter().zip(&grads) {
+            for (x, y) in w.iter().zip(b) {
+                assert!(
+                    (x - y).abs() <= 1e-5 * scale,
+                    "{micro:?}: {x} vs {y} (largest {scale})"
+                );
+            }
+        }
+    }
+}
+
+/// bf16 autocast on the CPU against float32 on one GRPO batch of the toy model: the
+/// response tokens' log-probabilities within bf16's rounding, and a gradient pointing
+/// the same way with the same size.
+#[test]
+fn bf16_steps_match_float32_within_rounding() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    tch::set_num_threads(1);
+    let task = ToyTask::new().expect("toy task");
+    let decode = |ids: &[i64]| task.tokenizer.decode(ids).unwrap_or_default();
+    let cfg = ragged_config(&task);
+    let prompts = toy_prompts(&task);
+    let mut model = task.new_model(2).expect("model");
+    let scored = sample_and_score(&model, None, &prompts, &toy_reward, &decode, &cfg);
+    let generation = &scored.generation;
+    let batch = SequenceBatch {
+        prompt_ids: &generation.prompts.ids,
+        prompt_valid: &generation.prompts.valid,
+        completion_ids: &generation.completion_ids,
+        completion_valid: &generation.completion_valid,
+    };
+    let mut logp = |precision: Precision| {
+        model.set_precision(precision);
+        tch::no_grad(|| model.autocast(|| token_logprobs(&model, &batch).0))
+    };
+    let (f32_logp, bf16_logp) = (logp(Precision::F32), logp(Precision::Bf16));
+    let valid = generation.completion_valid.to_kind(Kind::Float);
+    let gap = (&f32_logp - &bf16_logp).abs() * &valid;
+    let worst = f64::try_from(gap.max()).unwrap();
+    let mean = f64::try_from(gap.sum(Kind::Float) / valid.sum(Kind::Float)).unwrap();
+    let typical =
+        f64::try_from((f32_logp.abs() * &valid).sum(Kind::Float) / valid.sum(Kind::Float)).unwrap();
+    eprintln!("log-prob gap: worst {worst:.5}, mean {mean:.5} (|logp| {typical:.3})");
+    assert!(worst > 0.0, "bf16 must round differently: is autocast on?");
+    assert!(worst < 0.05 && mean < 0.01, "worst {worst}, mean {mean}");
+    let weights: Vec<Tensor> = model
+        .parameters()
+        .values()
+        .map(|p| p.detach().copy())
+        .collect();
+    let grads = |precision: Precision| {
+        let g = update_gradients(
+            &task,
+            &weights,
+            generation,
+            &prompts,
+            &scored.rewards,
+            &cfg,
+            precision,
+        );
+        Tensor::from_slice(&g.concat()).to_kind(Kind::Double)
+    };
+    let (f32_grad, bf16_grad) = (grads(Precision::F32), grads(Precision::Bf16));
+    let norm = |t: &Tensor| f64::try_from(t.norm()).unwrap();
+    let cosine = f64::try_from((&f32_grad * &bf16_grad).sum(Kind::Double)).unwrap()
+        / (norm(&f32_grad) * norm(&bf16_grad));
+    let ratio = norm(&bf16_grad) / norm(&f32_grad);
+    eprintln!("gradient: cosine {cosine:.6}, norm ratio {ratio:.5}");
+    assert!(cosine > 0.99, "cosine {cosine}");
+    assert!((ratio - 1.0).abs() < 0.03, "norm ratio {ratio}");
 }

@@ -12,8 +12,8 @@ use tch::{Kind, Tensor};
 
 use super::{group_advantages, policy_loss, AdvantageOptions, GroupAdvantages, PolicyLossOptions};
 use crate::logprobs::{
-    backward_by_chunks, bucketed_micro_batches, frozen_pass, token_logprobs_at, PassMemory,
-    PromptPass, SamplingDistribution, SequenceBatch,
+    backward_by_chunks, bucketed_micro_batches, frozen_pass, token_logprobs_at, MicroBatching,
+    PassMemory, PromptPass, SamplingDistribution, SequenceBatch,
 };
 use crate::model::Transformer;
 use crate::optim::AdamW;
@@ -42,8 +42,9 @@ pub struct GrpoConfig {
     pub epsilon_high: f64,
     pub kl_coef: f64,
     pub unfinished: Unfinished,
-    /// Rows per forward/backward pass; gradients accumulate across them.
-    pub micro_batch: usize,
+    /// How the training and reference passes split the batch; gradients accumulate
+    /// across micro-batches.
+    pub micro_batch: MicroBatching,
     /// Global gradient-norm clip; 0 disables.
     pub max_grad_norm: f64,
     /// What the training pass holds at once (see [`PassMemory`]).
@@ -576,24 +577,19 @@ fn backward_pass(
     cfg: &GrpoConfig,
 ) -> PassFigures {
     let n = scored.rewards.len() as i64;
-    // Micro-batches of whole groups let each prompt run once for its group.
     let group = cfg.group_size.max(1) as i64;
-    let prompts = if cfg.micro_batch.max(1) as i64 % group == 0 {
-        PromptPass::SharedByGroup(group)
-    } else {
-        PromptPass::PerRow
+    let lengths: Vec<usize> = (0..n as usize)
+        .map(|r| scored.generation.completions[r].len() + scored.prompts[r / group as usize].len())
+        .collect();
+    // Micro-batches of whole groups let each prompt run once for its group.
+    let (prompts, unit) = match cfg.micro_batch.keeps_units(&lengths, group as usize) {
+        true => (PromptPass::SharedByGroup(group), group as usize),
+        false => (PromptPass::PerRow, 1),
     };
     // The distribution the tokens were drawn from: training differentiates it, so the
     // update is on-policy at any temperature and top-p (ratio 1, drift = rounding).
     let dist = SamplingDistribution::of(&cfg.sampling);
     let mut figures = PassFigures::default();
-    let unit = match prompts {
-        PromptPass::SharedByGroup(g) => g as usize,
-        PromptPass::PerRow => 1,
-    };
-    let lengths: Vec<usize> = (0..n as usize)
-        .map(|r| scored.generation.completions[r].len() + scored.prompts[r / group as usize].len())
-        .collect();
     let device = policy.device();
     for rows in bucketed_micro_batches(&lengths, unit, cfg.micro_batch) {
         let part = batch.select_trimmed(&rows);
@@ -706,7 +702,7 @@ pub fn reference_logprobs(
     model: &Transformer,
     generation: &Generation,
     dist: SamplingDistribution,
-    micro_batch: usize,
+    micro_batch: MicroBatching,
 ) -> Tensor {
     let batch = SequenceBatch {
         prompt_ids: &generation.prompts.ids,
@@ -714,7 +710,7 @@ pub fn reference_logprobs(
         completion_ids: &generation.completion_ids,
         completion_valid: &generation.completion_valid,
     };
-    frozen_pass(&batch, micro_batch, model.device(), |part| {
+    frozen_pass(&batch, micro_batch, model, |part| {
         token_logprobs_at(model, part, dist).0
     })
 }
@@ -734,7 +730,7 @@ mod tests {
         let decode = |ids: &[i64]| task.tokenizer.decode(ids).unwrap_or_default();
         let mut cfg = task.grpo.clone();
         cfg.group_size = 4;
-        cfg.micro_batch = 8;
+        cfg.micro_batch = MicroBatching::Rows(8);
         let encode = |ps: &[&str]| -> Vec<Vec<i64>> {
             ps.iter()
                 .map(|p| task.tokenizer.encode(p).expect("encode"))

@@ -17,7 +17,6 @@ use tch::{Kind, Tensor};
 
 use super::{logprobs_of_hidden, response_hidden_for, PromptPass, SamplingDistribution};
 use super::{span_logprobs, SequenceBatch};
-use crate::device::with_autocast;
 use crate::model::Transformer;
 
 /// How much float32 logits one chunk may hold. A pass whose whole response fits runs
@@ -116,8 +115,7 @@ pub fn backward_by_chunks(
     memory: PassMemory,
     mut loss_of: impl FnMut(&ResponseChunk) -> Tensor,
 ) {
-    let device = model.device();
-    let (hidden, recomputed) = with_autocast(device, || match memory.activations {
+    let (hidden, recomputed) = model.autocast(|| match memory.activations {
         Activations::Keep => (response_hidden_for(model, batch, pass), None),
         Activations::Recompute => {
             let ids = Tensor::cat(&[batch.prompt_ids, batch.completion_ids], 1);
@@ -130,7 +128,7 @@ pub fn backward_by_chunks(
     let (rows, c) = (hidden.size()[0], hidden.size()[1]);
     let span = memory.logits.positions(rows, model.vocab_size());
     if span >= c && recomputed.is_none() {
-        let loss = with_autocast(device, || {
+        let loss = model.autocast(|| {
             let whole = LogitBudget::unlimited();
             let (logp, entropy) =
                 logprobs_of_hidden(model, &hidden, batch.completion_ids, dist, whole);
@@ -146,7 +144,7 @@ pub fn backward_by_chunks(
     }
     let detached = hidden.detach().set_requires_grad(true);
     for (start, len) in spans(c, span) {
-        let loss = with_autocast(device, || {
+        let loss = model.autocast(|| {
             let ids = batch.completion_ids;
             let (logp, entropy) = span_logprobs(model, &detached, ids, dist, (start, len));
             loss_of(&ResponseChunk {
@@ -164,7 +162,7 @@ pub fn backward_by_chunks(
         (hidden * grad).sum(Kind::Float).backward();
     }
     if let Some(trunk) = recomputed {
-        with_autocast(device, || trunk.backward_layers());
+        model.autocast(|| trunk.backward_layers());
     }
 }
 

@@ -13,9 +13,8 @@ mod chunks;
 
 pub use chunks::{backward_by_chunks, Activations, LogitBudget, PassMemory, ResponseChunk};
 
-use tch::{Device, Kind, Tensor};
+use tch::{Kind, Tensor};
 
-use crate::device::with_autocast;
 use crate::model::Transformer;
 use crate::sampling::{nucleus_drop_mask, SamplingParams};
 
@@ -111,21 +110,60 @@ impl SequenceBatch<'_> {
     }
 }
 
-/// Micro-batches of about `micro` rows over `lengths` (each row's prompt plus
-/// response tokens), bucketed by length: units of `unit` consecutive rows (a group
-/// that shares its prompt) are sorted longest first and cut into micro-batches of
-/// `micro / unit` units, so each micro-batch holds rows of similar length and pads
-/// little once trimmed ([`SequenceBatch::select_trimmed`]). A batch that fits in
-/// one micro-batch stays one, in its order.
-pub fn bucketed_micro_batches(lengths: &[usize], unit: usize, micro: usize) -> Vec<Vec<i64>> {
+/// How a pass splits a batch's rows into micro-batches (one forward and backward
+/// each): the recipes' `micro_batch` (rows) or `micro_batch_tokens`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MicroBatching {
+    /// At most this many rows each (0 counts as 1).
+    Rows(usize),
+    /// At most this many tokens each, padding included: rows × the longest row's
+    /// prompt plus response, once trimmed ([`SequenceBatch::select_trimmed`]). A unit
+    /// of rows longer than that alone is a micro-batch by itself.
+    Tokens(usize),
+}
+
+impl MicroBatching {
+    /// Whether `unit` consecutive rows (a group sharing its prompt) can stay together
+    /// in every micro-batch, given each row's `lengths`.
+    pub fn keeps_units(&self, lengths: &[usize], unit: usize) -> bool {
+        let unit = unit.max(1);
+        match *self {
+            MicroBatching::Rows(rows) => rows.max(1).is_multiple_of(unit),
+            MicroBatching::Tokens(budget) => lengths
+                .chunks(unit)
+                .all(|g| g.len() * g.iter().copied().max().unwrap_or(0) <= budget),
+        }
+    }
+}
+
+/// Micro-batches over rows of `lengths` (each row's prompt plus response tokens),
+/// bucketed by length: units of `unit` consecutive rows (a group that shares its
+/// prompt) are sorted longest first and cut as `micro` says, so each micro-batch holds
+/// rows of similar length and pads little once trimmed
+/// ([`SequenceBatch::select_trimmed`]). A batch that fits in one micro-batch stays
+/// one, in its order.
+pub fn bucketed_micro_batches(
+    lengths: &[usize],
+    unit: usize,
+    micro: MicroBatching,
+) -> Vec<Vec<i64>> {
     let n = lengths.len();
     let unit = unit.max(1);
-    if micro.max(1) >= n || !n.is_multiple_of(unit) {
-        return micro_batches(n as i64, micro)
+    let longest = lengths.iter().copied().max().unwrap_or(0);
+    let fits_one = match micro {
+        MicroBatching::Rows(rows) => rows.max(1) >= n,
+        MicroBatching::Tokens(budget) => n * longest <= budget,
+    };
+    if fits_one || !n.is_multiple_of(unit) {
+        let rows = match micro {
+            MicroBatching::Rows(rows) => rows,
+            MicroBatching::Tokens(_) if fits_one => n,
+            MicroBatching::Tokens(_) => 1,
+        };
+        return micro_batches(n as i64, rows)
             .map(|(start, len)| (start..start + len).collect())
             .collect();
     }
-    let mut units: Vec<usize> = (0..n / unit).collect();
     let unit_len = |u: usize| {
         lengths[u * unit..(u + 1) * unit]
             .iter()
@@ -133,17 +171,42 @@ pub fn bucketed_micro_batches(lengths: &[usize], unit: usize, micro: usize) -> V
             .max()
             .unwrap_or(0)
     };
+    let mut units: Vec<usize> = (0..n / unit).collect();
     units.sort_by_key(|&u| std::cmp::Reverse(unit_len(u)));
-    let per_batch = (micro.max(1) / unit).max(1);
-    units
-        .chunks(per_batch)
-        .map(|chunk| {
-            chunk
+    let cut: Vec<Vec<usize>> = match micro {
+        MicroBatching::Rows(rows) => units
+            .chunks((rows.max(1) / unit).max(1))
+            .map(<[usize]>::to_vec)
+            .collect(),
+        MicroBatching::Tokens(budget) => fill_by_tokens(&units, unit, budget, unit_len),
+    };
+    cut.into_iter()
+        .map(|batch| {
+            batch
                 .iter()
                 .flat_map(|&u| (u * unit..(u + 1) * unit).map(|r| r as i64))
                 .collect()
         })
         .collect()
+}
+
+/// `units` (longest first) cut in order into runs whose rows × longest length stays
+/// within `budget`; a unit over it alone is a run.
+fn fill_by_tokens(
+    units: &[usize],
+    unit: usize,
+    budget: usize,
+    unit_len: impl Fn(usize) -> usize,
+) -> Vec<Vec<usize>> {
+    let mut runs: Vec<Vec<usize>> = Vec::new();
+    for &u in units {
+        match runs.last_mut() {
+            // Sorted longest first: a run's first unit is its longest.
+            Some(run) if (run.len() + 1) * unit * unit_len(run[0]) <= budget => run.push(u),
+            _ => runs.push(vec![u]),
+        }
+    }
+    runs
 }
 
 /// A row slice of a [`SequenceBatch`].
@@ -173,9 +236,8 @@ impl OwnedSequenceBatch {
 }
 
 /// The `(start, len)` row ranges that split `rows` rows into micro-batches of `micro`
-/// rows (the last one shorter; `micro` 0 counts as 1). Every pass over a batch (the
-/// GRPO and MOPD backward passes, the reference and teacher passes) walks these.
-pub fn micro_batches(rows: i64, micro: usize) -> impl Iterator<Item = (i64, i64)> {
+/// rows in order (the last one shorter; `micro` 0 counts as 1).
+fn micro_batches(rows: i64, micro: usize) -> impl Iterator<Item = (i64, i64)> {
     let micro = micro.max(1) as i64;
     (0..rows)
         .step_by(micro as usize)
@@ -183,23 +245,47 @@ pub fn micro_batches(rows: i64, micro: usize) -> impl Iterator<Item = (i64, i64)
 }
 
 /// A frozen model's pass over `batch` (reference model, MOPD teacher): `logprobs` on
-/// each micro-batch of `micro` rows, without gradients and under `device`'s autocast,
-/// the results concatenated along rows.
+/// each micro-batch (bucketed by length as `micro` says), without gradients and under
+/// `model`'s autocast, the results put back in row order as `[B, C]`. Columns past a
+/// trimmed micro-batch's longest response are 0: no row there has a response token.
 pub fn frozen_pass(
     batch: &SequenceBatch,
-    micro: usize,
-    device: Device,
+    micro: MicroBatching,
+    model: &Transformer,
     logprobs: impl Fn(&SequenceBatch) -> Tensor,
 ) -> Tensor {
-    let n = batch.completion_ids.size()[0];
-    let mut parts = Vec::new();
+    let lengths = batch_lengths(batch);
+    let parts = bucketed_micro_batches(&lengths, 1, micro);
     tch::no_grad(|| {
-        for (start, len) in micro_batches(n, micro) {
-            let part = batch.rows(start, len);
-            parts.push(with_autocast(device, || logprobs(&part.view())));
+        if parts.len() == 1 {
+            // One micro-batch in order: the batch as it is, untrimmed.
+            return model.autocast(|| logprobs(batch));
         }
-    });
-    Tensor::cat(&parts, 0)
+        let (rows, width) = (lengths.len() as i64, batch.completion_ids.size()[1]);
+        let device = batch.completion_ids.device();
+        let out = Tensor::zeros([rows, width], (Kind::Float, device));
+        for part_rows in parts {
+            let part = batch.select_trimmed(&part_rows);
+            let lp = model
+                .autocast(|| logprobs(&part.view()))
+                .to_kind(Kind::Float);
+            let padded = lp.constant_pad_nd([0, width - lp.size()[1]]);
+            let idx = Tensor::from_slice(&part_rows).to_device(device);
+            let _ = out.shallow_clone().index_copy_(0, &idx, &padded);
+        }
+        out
+    })
+}
+
+/// Each row's prompt plus response tokens (not padding).
+pub fn batch_lengths(batch: &SequenceBatch) -> Vec<usize> {
+    let count = |t: &Tensor| t.sum_dim_intlist(1, false, Kind::Int64);
+    let total = count(batch.prompt_valid) + count(batch.completion_valid);
+    Vec::<i64>::try_from(total)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|n| n.max(0) as usize)
+        .collect()
 }
 
 /// `(logp [B, C], entropy [B, C])`: the log-probability of each response token and
@@ -409,5 +495,58 @@ fn grouped_response_hidden(model: &Transformer, batch: &SequenceBatch, group: i6
         Tensor::cat(&[last_prompt, completion_hidden], 1)
     } else {
         last_prompt.narrow(1, 0, c) // c is 0 or 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn row_budgets_bucket_whole_groups_longest_first() {
+        // Three groups of 2; group 1 is the longest, group 2 the shortest.
+        let lengths = [5, 6, 9, 3, 2, 2];
+        let cut = bucketed_micro_batches(&lengths, 2, MicroBatching::Rows(2));
+        assert_eq!(cut, [vec![2, 3], vec![0, 1], vec![4, 5]]);
+        let one = bucketed_micro_batches(&lengths, 2, MicroBatching::Rows(8));
+        assert_eq!(
+            one,
+            [vec![0, 1, 2, 3, 4, 5]],
+            "one micro-batch keeps its order"
+        );
+        // Rows that do not split into whole groups stay in order.
+        let ragged = bucketed_micro_batches(&lengths[..5], 2, MicroBatching::Rows(2));
+        assert_eq!(ragged, [vec![0, 1], vec![2, 3], vec![4]]);
+    }
+
+    #[test]
+    fn token_budgets_count_padded_tokens_per_micro_batch() {
+        let lengths = [5, 6, 9, 3, 2, 2];
+        // 6 rows × 9 = 54 fit at once, in order.
+        let one = bucketed_micro_batches(&lengths, 2, MicroBatching::Tokens(54));
+        assert_eq!(one, [vec![0, 1, 2, 3, 4, 5]]);
+        // 4 rows × 9 = 36 ≤ 40: groups 1 and 0 together, then group 2.
+        let two = bucketed_micro_batches(&lengths, 2, MicroBatching::Tokens(40));
+        assert_eq!(two, [vec![2, 3, 0, 1], vec![4, 5]]);
+        // Under one group's 18 padded tokens, a group is alone.
+        let alone = bucketed_micro_batches(&lengths, 2, MicroBatching::Tokens(12));
+        assert_eq!(alone, [vec![2, 3], vec![0, 1], vec![4, 5]]);
+        // Single rows (unit 1): 9 + 6 + 5 don't fit 2 × 9 = 18 with a third row.
+        let rows = bucketed_micro_batches(&lengths, 1, MicroBatching::Tokens(18));
+        assert_eq!(rows, [vec![2, 1], vec![0, 3, 4], vec![5]]);
+        for cut in [&two, &alone, &rows] {
+            let mut seen: Vec<i64> = cut.iter().flatten().copied().collect();
+            seen.sort_unstable();
+            assert_eq!(seen, [0, 1, 2, 3, 4, 5], "every row once");
+        }
+    }
+
+    #[test]
+    fn groups_stay_together_only_where_the_budget_holds_them() {
+        let lengths = [5, 6, 9, 3];
+        assert!(MicroBatching::Rows(4).keeps_units(&lengths, 2));
+        assert!(!MicroBatching::Rows(3).keeps_units(&lengths, 2));
+        assert!(MicroBatching::Tokens(18).keeps_units(&lengths, 2));
+        assert!(!MicroBatching::Tokens(17).keeps_units(&lengths, 2));
     }
 }

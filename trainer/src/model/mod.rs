@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 use tch::{Device, Kind, Tensor};
 use thiserror::Error;
 
+use crate::device::{with_autocast, Precision};
+
 pub use config::{Family, Head, ModelConfig};
 pub use kv_cache::{KvCache, LayerCache};
 use layers::{Attention, DecoderLayer, Mlp, RmsNorm, Rope};
@@ -122,6 +124,8 @@ pub struct Transformer {
     rope: Rope,
     device: Device,
     kind: Kind,
+    /// What its passes compute in (see [`crate::device::Precision`]).
+    precision: Precision,
     /// Where the model was loaded from, for copying tokenizer files on save.
     source_dir: Option<PathBuf>,
 }
@@ -259,6 +263,7 @@ impl Transformer {
             config,
             device,
             kind,
+            precision: Precision::default(),
             source_dir: None,
         })
     }
@@ -269,6 +274,21 @@ impl Transformer {
 
     pub fn kind(&self) -> Kind {
         self.kind
+    }
+
+    /// Sets what this model's passes compute in; the parameters stay in [`Self::kind`].
+    pub fn set_precision(&mut self, precision: Precision) {
+        self.precision = precision;
+    }
+
+    pub fn precision(&self) -> Precision {
+        self.precision
+    }
+
+    /// Runs `f` (a pass of this model) under the autocast its precision asks for on
+    /// its device.
+    pub fn autocast<T>(&self, f: impl FnOnce() -> T) -> T {
+        with_autocast(self.device, self.precision, f)
     }
 
     /// Parameters by checkpoint name (tied models have no `lm_head.weight`).
@@ -413,6 +433,7 @@ impl Transformer {
         params.insert("score.weight".into(), score);
         let mut model = Self::from_params(config, params, self.device, self.kind)?;
         model.source_dir = self.source_dir.clone();
+        model.precision = self.precision;
         Ok(model)
     }
 

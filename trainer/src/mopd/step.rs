@@ -14,8 +14,10 @@ use tch::{Device, Kind, Tensor};
 
 use super::loss::{mopd_advantage, mopd_loss, truncated_weights, WeightGate};
 use super::tempered::{tempered, tempered_logprobs};
+use crate::device::Precision;
 use crate::logprobs::{
-    backward_by_chunks, frozen_pass, micro_batches, PassMemory, PromptPass, SequenceBatch,
+    backward_by_chunks, batch_lengths, bucketed_micro_batches, frozen_pass, MicroBatching,
+    OwnedSequenceBatch, PassMemory, PromptPass, SequenceBatch,
 };
 use crate::model::{ModelError, Transformer};
 use crate::optim::AdamW;
@@ -26,7 +28,8 @@ use crate::sampling::{generate, Generation, SamplingParams};
 pub struct MopdConfig {
     pub group_size: usize,
     pub sampling: SamplingParams,
-    pub micro_batch: usize,
+    /// How the training and teacher passes split the batch.
+    pub micro_batch: MicroBatching,
     pub max_grad_norm: f64,
     pub gate: WeightGate,
     /// What the training pass holds at once (see [`PassMemory`]).
@@ -39,6 +42,7 @@ pub struct TeacherPool {
     loaded: BTreeMap<PathBuf, Transformer>,
     keep_loaded: bool,
     device: Device,
+    precision: Precision,
 }
 
 impl TeacherPool {
@@ -48,7 +52,14 @@ impl TeacherPool {
             loaded: BTreeMap::new(),
             keep_loaded,
             device,
+            precision: Precision::default(),
         }
+    }
+
+    /// Teachers loaded from now on compute at `precision`.
+    pub fn at_precision(mut self, precision: Precision) -> Self {
+        self.precision = precision;
+        self
     }
 
     /// Adds an already loaded model for `path` (it stays resident).
@@ -63,7 +74,7 @@ impl TeacherPool {
         domain: &str,
         batch: &SequenceBatch,
         rows: &Tensor,
-        micro: usize,
+        micro: MicroBatching,
         temperature: f64,
     ) -> Result<Tensor, ModelError> {
         let path = self
@@ -78,7 +89,8 @@ impl TeacherPool {
         let teacher = match self.loaded.get(&path) {
             Some(t) => t,
             None => {
-                let t = Transformer::load(&path, self.device, Kind::Float)?;
+                let mut t = Transformer::load(&path, self.device, Kind::Float)?;
+                t.set_precision(self.precision);
                 if self.keep_loaded {
                     self.loaded.entry(path.clone()).or_insert(t)
                 } else {
@@ -93,7 +105,7 @@ impl TeacherPool {
             completion_ids: &batch.completion_ids.index_select(0, rows),
             completion_valid: &batch.completion_valid.index_select(0, rows),
         };
-        Ok(frozen_pass(&sub, micro, teacher.device(), |part| {
+        Ok(frozen_pass(&sub, micro, teacher, |part| {
             tempered_logprobs(teacher, part, temperature).0
         }))
     }
@@ -259,13 +271,22 @@ fn backward_pass(
     let n = generation.completion_ids.size()[0];
     let num_tokens = trained_tokens(generation, 0..n as usize) as f64;
     let dist = tempered(cfg.sampling.temperature);
-    for (start_row, len) in micro_batches(n, cfg.micro_batch) {
-        let part = batch.rows(start_row, len);
-        let rows = |t: &Tensor| t.narrow(0, start_row, len);
-        let sampling = rows(&generation.sampling_logprobs);
-        let teacher = rows(teacher_logp);
+    let device = generation.completion_ids.device();
+    let parts = bucketed_micro_batches(&batch_lengths(batch), 1, cfg.micro_batch);
+    let whole = parts.len() == 1;
+    for rows in parts {
+        // One micro-batch in order is the batch as it is; bucketed ones are trimmed.
+        let part: OwnedSequenceBatch = match whole {
+            true => batch.rows(0, n),
+            false => batch.select_trimmed(&rows),
+        };
+        let width = part.completion_ids.size()[1];
+        let idx = Tensor::from_slice(&rows).to_device(device);
+        let pick = |t: &Tensor| t.index_select(0, &idx).narrow(1, 0, width);
+        let sampling = pick(&generation.sampling_logprobs);
+        let teacher = pick(teacher_logp);
         // The student's own tokens: tool results in a conversation are not trained.
-        let trained = rows(&generation.completion_trained);
+        let trained = pick(&generation.completion_trained);
         let pass = PromptPass::PerRow;
         backward_by_chunks(student, &part.view(), pass, dist, cfg.memory, |chunk| {
             let (sampling, teacher) = (chunk.columns(&sampling), chunk.columns(&teacher));
@@ -274,16 +295,13 @@ fn backward_pass(
             figures.entropy_sum +=
                 f64::try_from((&chunk.entropy * &mask).sum(Kind::Float)).unwrap_or(0.0);
             tch::no_grad(|| {
-                let first = start_row as usize;
-                measure(
-                    &chunk.logp,
-                    &sampling,
-                    &teacher,
-                    &mask,
-                    cfg.gate,
-                    first,
-                    figures,
-                )
+                let taken = ChunkTokens {
+                    logp: &chunk.logp,
+                    sampling: &sampling,
+                    teacher: &teacher,
+                    mask: &mask,
+                };
+                measure(&taken, cfg.gate, &rows, figures)
             });
             mopd_loss(
                 &chunk.logp,
@@ -298,34 +316,30 @@ fn backward_pass(
     }
 }
 
-/// A chunk's advantages and importance weights (rows from `first` on), added to the
-/// metrics.
-fn measure(
-    logp: &Tensor,
-    sampling: &Tensor,
-    teacher: &Tensor,
-    mask: &Tensor,
-    gate: WeightGate,
-    first: usize,
-    figures: &mut PassFigures,
-) {
+/// One chunk's log-probabilities `[b, c]` (student, sampler, teacher) and the tokens
+/// trained.
+struct ChunkTokens<'a> {
+    logp: &'a Tensor,
+    sampling: &'a Tensor,
+    teacher: &'a Tensor,
+    mask: &'a Tensor,
+}
+
+/// A chunk's advantages and importance weights (its `k`-th row is the batch's row
+/// `rows[k]`), added to the metrics.
+fn measure(tokens: &ChunkTokens, gate: WeightGate, rows: &[i64], figures: &mut PassFigures) {
     let per_row = |t: Tensor| -> Vec<f64> {
-        let sum = (t * mask).sum_dim_intlist(-1, false, Kind::Float);
+        let sum = (t * tokens.mask).sum_dim_intlist(-1, false, Kind::Float);
         Vec::try_from(sum.to_kind(Kind::Double)).unwrap_or_default()
     };
-    for (k, v) in per_row(mopd_advantage(teacher, logp))
-        .into_iter()
-        .enumerate()
-    {
-        figures.adv_sum[first + k] += v;
+    let advantages = per_row(mopd_advantage(tokens.teacher, tokens.logp));
+    for (&row, v) in rows.iter().zip(advantages) {
+        figures.adv_sum[row as usize] += v;
     }
-    let w = truncated_weights(logp, sampling, gate);
-    figures.weight_sum += f64::try_from((&w * mask).sum(Kind::Double)).unwrap_or(f64::NAN);
-    for (k, v) in per_row(w.eq(0.0).to_kind(Kind::Float))
-        .into_iter()
-        .enumerate()
-    {
-        figures.gated[first + k] += v;
+    let w = truncated_weights(tokens.logp, tokens.sampling, gate);
+    figures.weight_sum += f64::try_from((&w * tokens.mask).sum(Kind::Double)).unwrap_or(f64::NAN);
+    for (&row, v) in rows.iter().zip(per_row(w.eq(0.0).to_kind(Kind::Float))) {
+        figures.gated[row as usize] += v;
     }
 }
 
@@ -421,7 +435,7 @@ mod tests {
         let cfg = MopdConfig {
             group_size: 4,
             sampling,
-            micro_batch: 8,
+            micro_batch: MicroBatching::Rows(8),
             max_grad_norm: 1.0,
             gate: WeightGate::default(),
             memory: Default::default(),

@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::device::DeviceChoice;
+use crate::device::{DeviceChoice, Precision};
 
 pub use stage::{GrpoStage, MopdStage, RmStage, Rollout, SftStage, StageCommon, StageSpec};
 
@@ -105,6 +105,12 @@ pub struct RunSettings {
     pub output: Option<String>,
     #[serde(default)]
     pub device: DeviceChoice,
+    /// `"auto"` (bf16 autocast on CUDA, float32 on the CPU), `"f32"` or `"bf16"` (on
+    /// any device): what the policy, the KL reference and MOPD teachers compute in.
+    /// Weights and optimizer moments stay float32 (see `device::Precision`); reward
+    /// models score in float32.
+    #[serde(default)]
+    pub precision: Precision,
     /// Passed to chat templates that switch thinking on and off (Qwen3).
     pub enable_thinking: Option<bool>,
     /// Greedy-decoding cap for evaluation.

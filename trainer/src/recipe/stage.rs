@@ -80,6 +80,11 @@ pub struct Rollout {
     /// Rows per forward/backward; 0 = the whole batch at once.
     #[serde(default)]
     pub micro_batch: usize,
+    /// Instead of `micro_batch`: at most this many tokens per forward/backward,
+    /// padding included (rows are bucketed by length and trimmed, so little is
+    /// padding); 0 = off. Long and short responses then share a memory bound.
+    #[serde(default)]
+    pub micro_batch_tokens: usize,
     /// MiB of float32 vocabulary logits a training pass holds at once (at least 1):
     /// longer responses are run through the head and the loss in chunks of positions
     /// (see `logprobs::LogitBudget`; the gradients are the same). Frozen passes (the
@@ -129,12 +134,13 @@ impl Rollout {
         }
     }
 
-    /// Rows per forward/backward pass for `prompts` prompts.
-    pub fn micro_batch_rows(&self, prompts: usize) -> usize {
-        if self.micro_batch == 0 {
-            prompts * self.group_size
-        } else {
-            self.micro_batch
+    /// How the passes over a batch of `prompts` prompts split it into micro-batches.
+    pub fn micro_batching(&self, prompts: usize) -> crate::logprobs::MicroBatching {
+        use crate::logprobs::MicroBatching;
+        match (self.micro_batch_tokens, self.micro_batch) {
+            (0, 0) => MicroBatching::Rows(prompts * self.group_size),
+            (0, rows) => MicroBatching::Rows(rows),
+            (tokens, _) => MicroBatching::Tokens(tokens),
         }
     }
 }
@@ -248,12 +254,13 @@ fn yes() -> bool {
 
 /// Keys of the stages that sample: on an SFT stage, more likely a stage declared with
 /// the wrong algorithm than a typo, so the refusal says so.
-const SAMPLING_KEYS: [&str; 8] = [
+const SAMPLING_KEYS: [&str; 9] = [
     "group_size",
     "max_new_tokens",
     "temperature",
     "top_p",
     "micro_batch",
+    "micro_batch_tokens",
     "logit_chunk_mb",
     "activations",
     "kl",

@@ -391,6 +391,12 @@ impl Rollout {
         at_least_one(key, self.max_new_tokens, "max_new_tokens")?;
         at_least_one(key, self.max_turns, "max_turns")?;
         at_least_one(key, self.logit_chunk_mb, "logit_chunk_mb")?;
+        if self.micro_batch > 0 && self.micro_batch_tokens > 0 {
+            return Err(invalid(
+                key.of("micro_batch_tokens"),
+                "set `micro_batch` (rows) or `micro_batch_tokens`, not both",
+            ));
+        }
         if self.temperature.is_nan() || self.temperature < 0.0 {
             return Err(invalid(
                 key.of("temperature"),

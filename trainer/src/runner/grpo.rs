@@ -38,9 +38,7 @@ fn grpo_config(stage: &GrpoStage, tokenizer: &TextTokenizer, seed: i64) -> GrpoC
         epsilon_high: stage.epsilon_high,
         kl_coef: stage.kl,
         unfinished: stage.unfinished,
-        micro_batch: stage
-            .rollout
-            .micro_batch_rows(stage.common.prompts_per_step),
+        micro_batch: stage.rollout.micro_batching(stage.common.prompts_per_step),
         max_grad_norm: stage.common.max_grad_norm,
         memory: stage.rollout.pass_memory(),
     }

@@ -68,7 +68,7 @@ impl AlgorithmStep for MopdStep<'_> {
         let cfg = MopdConfig {
             group_size: stage.rollout.group_size,
             sampling: sampling(&stage.rollout, input.tokenizer, input.seed),
-            micro_batch: stage.rollout.micro_batch_rows(per_step),
+            micro_batch: stage.rollout.micro_batching(per_step),
             max_grad_norm: stage.common.max_grad_norm,
             gate: WeightGate::default(),
             memory: stage.rollout.pass_memory(),

@@ -55,9 +55,11 @@ impl Run<'_> {
         }
     }
 
+    /// A policy-side model (policy, KL reference) from `dir`, at the run's precision.
     fn load(&self, dir: &Path) -> Result<Transformer, RunError> {
         let mut m = Transformer::load(dir, self.device, Kind::Float)?;
         m.set_source_dir(&self.recipe.tokenizer_dir());
+        m.set_precision(self.recipe.run.precision);
         Ok(m)
     }
 
@@ -85,6 +87,7 @@ impl Run<'_> {
             Init::Checkpoint => Transformer::load(&dir, self.device, Kind::Float)?,
         };
         model.set_source_dir(&recipe.tokenizer_dir());
+        model.set_precision(recipe.run.precision);
         Ok(model)
     }
 
@@ -235,7 +238,7 @@ impl Run<'_> {
             StageSpec::Sft(s) => untaught(Box::new(SftStep { stage: s })),
             StageSpec::Grpo(g) => {
                 let reference = if g.kl > 0.0 {
-                    Some(Transformer::load(start_dir, self.device, Kind::Float)?)
+                    Some(self.load(start_dir)?)
                 } else {
                     None
                 };
@@ -259,7 +262,8 @@ impl Run<'_> {
                 let keep = self.recipe.run.keep_teachers_loaded;
                 let step = MopdStep {
                     stage: m,
-                    pool: TeacherPool::new(paths, keep, self.device),
+                    pool: TeacherPool::new(paths, keep, self.device)
+                        .at_precision(self.recipe.run.precision),
                     teacher_names: teachers.clone(),
                 };
                 Prepared {

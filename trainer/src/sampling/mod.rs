@@ -11,7 +11,6 @@
 
 use tch::{Device, Kind, Tensor};
 
-use crate::device::with_autocast;
 use crate::model::{KvCache, Transformer};
 
 pub mod multi_turn;
@@ -272,7 +271,7 @@ pub fn generate_groups_reporting(
     let device = model.device();
     tch::manual_seed(params.seed);
     let (batch, steps) = tch::no_grad(|| {
-        with_autocast(device, || {
+        model.autocast(|| {
             let mut prefilled = prefill(model, prompts, group_size, params.pad_id);
             let b = prefilled.batch.ids.size()[0];
             let done = Tensor::zeros([b], (Kind::Bool, device));

@@ -19,7 +19,6 @@ use rayon::prelude::*;
 use tch::Tensor;
 
 use super::{decode_steps, prefill, Generation, HostSteps, PromptBatch, SamplingParams, Steps};
-use crate::device::with_autocast;
 use crate::model::{KvCache, Transformer};
 
 /// How long a conversation may run.
@@ -73,10 +72,9 @@ pub fn generate_episodes(
     episodes: &mut [Box<dyn Episode + '_>],
     decode: &(dyn Fn(&[i64]) -> String + Sync),
 ) -> Generation {
-    let device = model.device();
     tch::manual_seed(params.seed);
     let (batch, rows) = tch::no_grad(|| {
-        with_autocast(device, || {
+        model.autocast(|| {
             let prefilled = prefill(model, prompts, group_size, params.pad_id);
             let mut cache = prefilled.cache;
             let mut logits = prefilled.logits;

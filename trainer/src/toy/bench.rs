@@ -16,6 +16,7 @@ use super::addition::Problem;
 use super::warmup::supervised_warmup;
 use crate::grpo::step::{grpo_step, GrpoConfig, StepStats, Unfinished};
 use crate::grpo::AdvantageOptions;
+use crate::logprobs::MicroBatching;
 use crate::model::{ModelConfig, ModelError, Transformer};
 use crate::optim::{AdamW, AdamWConfig, Decay, Schedule};
 use crate::sampling::{generate, SamplingParams};
@@ -61,7 +62,7 @@ impl ToyTask {
             epsilon_high: 0.2,
             kl_coef: 0.0,
             unfinished: Unfinished::Keep,
-            micro_batch: 64,
+            micro_batch: MicroBatching::Rows(64),
             max_grad_norm: 1.0,
             memory: Default::default(),
         };
