@@ -69,6 +69,8 @@ pub struct StepMemoryReport {
     pub activations: &'static str,
     /// Whether the passes ran under bf16 autocast.
     pub bf16: bool,
+    /// libtorch's intra-op threads.
+    pub threads: i32,
     pub seconds: f64,
     /// With MOPD: the seconds of the teacher's pass, within `seconds`.
     pub teacher_seconds: f64,
@@ -320,6 +322,7 @@ fn step_report(
         logit_chunk_mb: spec.logit_chunk_mb,
         activations: if recompute { "recompute" } else { "keep" },
         bf16: spec.precision.autocasts_on(device),
+        threads: tch::get_num_threads(),
         seconds,
         teacher_seconds,
         training_tokens_per_s: trained / seconds,
@@ -369,6 +372,8 @@ fn save_step(
         "advantages": advantages,
         "epsilon_low": GRPO_LOSS.epsilon_low,
         "epsilon_high": GRPO_LOSS.epsilon_high,
+        // The loss's denominator: every response token (the synthetic mask is all
+        // ones, so this is also the mask's sum, TRL's "dapo" normaliser).
         "num_tokens": (report.shape.rows * report.shape.response_len) as f64,
         "max_grad_norm": 1.0,
         "lr": 1e-6,

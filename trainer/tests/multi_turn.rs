@@ -130,6 +130,7 @@ fn grpo_config(tok: &TextTokenizer, seed: i64) -> GrpoConfig {
             stop_strings: Vec::new(),
             pad_id: tok.pad_id,
             seed,
+            compact_finished: true,
         },
         advantages: AdvantageOptions::default(),
         epsilon_low: 0.2,

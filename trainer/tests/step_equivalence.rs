@@ -4,6 +4,8 @@
 //! - bucketed micro-batches: rows sorted by length into micro-batches trimmed to
 //!   their own width, by a row count or by a token budget, give the gradient of one
 //!   padded batch, for GRPO and for MOPD;
+//! - compacted decoding: finished rows dropped from the forward pass give the samples
+//!   of the full batch;
 //! - bf16: a step computed under bf16 autocast from float32 master weights gives the
 //!   float32 step's log-probabilities and gradient within bf16's rounding.
 //!
@@ -22,7 +24,7 @@ use cascade_trainer::logprobs::{token_logprobs, MicroBatching, SequenceBatch};
 use cascade_trainer::mopd::step::{mopd_step, MopdConfig, TeacherPool};
 use cascade_trainer::mopd::WeightGate;
 use cascade_trainer::optim::AdamW;
-use cascade_trainer::sampling::Generation;
+use cascade_trainer::sampling::{generate_groups, Generation, SamplingParams};
 use cascade_trainer::toy::bench::ToyTask;
 use tch::{Kind, Tensor};
 
@@ -360,4 +362,40 @@ fn bf16_steps_match_float32_within_rounding() {
     eprintln!("gradient: cosine {cosine:.6}, norm ratio {ratio:.5}");
     assert!(cosine > 0.99, "cosine {cosine}");
     assert!((ratio - 1.0).abs() < 0.03, "norm ratio {ratio}");
+}
+
+/// Dropping finished rows from the decoding batch (`compact_finished`) samples what
+/// the full batch samples: the same tokens, and the same log-probabilities on every
+/// response token, from rows that end at very different steps.
+#[test]
+fn compacting_finished_rows_gives_the_same_samples() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    tch::set_num_threads(1);
+    let task = ToyTask::new().expect("toy task");
+    let decode = |ids: &[i64]| task.tokenizer.decode(ids).unwrap_or_default();
+    let model = task.new_model(2).expect("model");
+    let mut params = ragged_config(&task).sampling;
+    params.max_new_tokens = 40;
+    // Rarer stops than the ragged config's: lengths spread from 1 to the cap.
+    params.stop_ids = (0..task.tokenizer.vocab_size() as i64)
+        .filter(|t| t % 11 == 0)
+        .collect();
+    let prompts = toy_prompts(&task);
+    let sample = |compact: bool| {
+        let params = SamplingParams {
+            compact_finished: compact,
+            ..params.clone()
+        };
+        generate_groups(&model, &prompts, 4, &params, &decode)
+    };
+    let (full, compacted) = (sample(false), sample(true));
+    let lengths: Vec<usize> = full.completions.iter().map(Vec::len).collect();
+    let (short, long) = (lengths.iter().min().unwrap(), lengths.iter().max().unwrap());
+    assert!(long > &(short * 4), "rows end far apart: {lengths:?}");
+    assert_eq!(compacted.completions, full.completions, "the same samples");
+    assert_eq!(compacted.finished, full.finished);
+    let valid = full.completion_valid.to_kind(Kind::Float);
+    let gap = (&full.sampling_logprobs - &compacted.sampling_logprobs).abs() * &valid;
+    let worst = f64::try_from(gap.max()).unwrap();
+    assert!(worst < 1e-5, "log-probabilities differ by {worst}");
 }

@@ -32,6 +32,13 @@ impl LayerCache {
             *t = t.repeat_interleave_self_int(n, 0, None);
         }
     }
+
+    /// Keeps rows `rows` (a `[b]` index tensor), in that order.
+    pub fn select_rows(&mut self, rows: &Tensor) {
+        for t in [&mut self.keys, &mut self.values].into_iter().flatten() {
+            *t = t.index_select(0, rows);
+        }
+    }
 }
 
 /// The whole model's cache plus the key-validity mask `[B, S]` (false = padding).
@@ -55,6 +62,17 @@ impl KvCache {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Keeps rows `rows` (a `[b]` index tensor), in that order: finished rows dropped
+    /// from a decoding batch.
+    pub fn select_rows(&mut self, rows: &Tensor) {
+        for layer in &mut self.layers {
+            layer.select_rows(rows);
+        }
+        if let Some(valid) = &self.key_valid {
+            self.key_valid = Some(valid.index_select(0, rows));
+        }
     }
 
     /// Repeats every row `n` times: a prompt's cache shared by its whole group.

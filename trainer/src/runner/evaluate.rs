@@ -29,6 +29,7 @@ fn greedy(tokenizer: &TextTokenizer, max_new_tokens: usize) -> SamplingParams {
         stop_strings: Vec::new(),
         pad_id: tokenizer.pad_id,
         seed: 0,
+        compact_finished: true,
     }
 }
 

@@ -101,6 +101,7 @@ pub fn sampling(rollout: &Rollout, tokenizer: &TextTokenizer, seed: i64) -> Samp
         stop_strings: Vec::new(),
         pad_id: tokenizer.pad_id,
         seed,
+        compact_finished: true,
     }
 }
 

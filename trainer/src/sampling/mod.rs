@@ -30,6 +30,9 @@ pub struct SamplingParams {
     /// Used to pad finished rows and ragged prompts.
     pub pad_id: i64,
     pub seed: i64,
+    /// Drop finished rows from the forward pass as a batch decodes (the samples are
+    /// the same either way; see `LiveRows`). On by default; off to compare.
+    pub compact_finished: bool,
 }
 
 impl Default for SamplingParams {
@@ -42,6 +45,7 @@ impl Default for SamplingParams {
             stop_strings: Vec::new(),
             pad_id: 0,
             seed: 0,
+            compact_finished: true,
         }
     }
 }
@@ -284,6 +288,7 @@ pub fn generate_groups_reporting(
                 params,
                 decode,
                 watch.as_mut(),
+                params.compact_finished,
             );
             (prefilled.batch, steps)
         })
@@ -442,17 +447,20 @@ impl<'a> GroupWatch<'a> {
 /// Samples from `logits` on, feeding each token back through `cache`, until every row
 /// is `done` (stop token or string; with `budget` `[B]`, also after that many tokens)
 /// or `params.max_new_tokens` steps. The last step's tokens are not fed to the cache.
-/// With `watch`, groups are reported as they end (not on the last step).
+/// With `watch`, groups are reported as they end (not on the last step). With
+/// `compact`, finished rows leave the forward pass (see [`LiveRows`]); the cache then
+/// ends with the live rows only, so callers that keep using it pass `false`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn decode_steps(
     model: &Transformer,
     cache: &mut KvCache,
-    mut logits: Tensor,
+    logits: Tensor,
     mut done: Tensor,
     budget: Option<&Tensor>,
     params: &SamplingParams,
     decode: &dyn Fn(&[i64]) -> String,
     mut watch: Option<&mut GroupWatch>,
+    compact: bool,
 ) -> Steps {
     let device = model.device();
     let b = done.size()[0];
@@ -465,6 +473,8 @@ pub(crate) fn decode_steps(
         stopped_by_string: Vec::new(),
     };
     let mut strings = StopStrings::new(b as usize);
+    let mut live = LiveRows::all(b, device, compact);
+    let mut logits = logits;
     for step in 0..params.max_new_tokens {
         let (ids, lp) = sample_next(&logits, params);
         let alive = done.logical_not();
@@ -481,26 +491,91 @@ pub(crate) fn decode_steps(
         }
         steps.tokens.push(ids.shallow_clone());
         steps.logprobs.push(lp);
-        steps.valids.push(alive);
+        steps.valids.push(alive.shallow_clone());
         done = now_done;
-        let all_done = bool::try_from(done.all()).unwrap_or(false);
-        if all_done || step + 1 == params.max_new_tokens {
+        // One host read per step: how many rows still generate.
+        let alive_rows = i64::try_from(done.logical_not().sum(Kind::Int64)).unwrap_or(0);
+        if alive_rows == 0 || step + 1 == params.max_new_tokens {
             break;
         }
         if let Some(watch) = watch.as_deref_mut() {
             watch.check(&done, &steps);
         }
+        live.compact_if_worth_it(&done, alive_rows, cache);
         let hidden = model.forward_hidden(
-            &ids.view([b, 1]),
-            &steps.valids[steps.valids.len() - 1].view([b, 1]),
+            &live.pick(&ids).view([-1, 1]),
+            &live.pick(&alive).view([-1, 1]),
             Some(cache),
         );
-        logits = model.logits(&hidden.select(1, -1));
+        logits = live.spread(&model.logits(&hidden.select(1, -1)), b);
     }
     if !params.stop_strings.is_empty() {
         steps.stopped_by_string = strings.stopped;
     }
     steps
+}
+
+/// The rows of a decoding batch that still run through the model. Once a quarter or
+/// more of them have finished, the finished ones are dropped from the KV cache and
+/// from every later forward pass (their tokens are padding from then on anyway), so
+/// a batch whose responses end at different lengths stops paying for the ended ones.
+/// Sampling still sees every row: the live rows' logits are spread back to `[B, V]`
+/// (finished rows get zeros), so the random stream, and so the samples, are those of
+/// the uncompacted batch.
+struct LiveRows {
+    /// Full-batch indices of the rows in the model's batch, in order; `None` while
+    /// that is every row.
+    rows: Option<Tensor>,
+    /// How many rows the model's batch has.
+    len: i64,
+    enabled: bool,
+    device: Device,
+}
+
+impl LiveRows {
+    fn all(rows: i64, device: Device, enabled: bool) -> Self {
+        Self {
+            rows: None,
+            len: rows,
+            enabled,
+            device,
+        }
+    }
+
+    /// Drops the `done` rows from `cache` and the model's batch once `alive_rows`
+    /// (of the whole batch) is at most three quarters of it.
+    fn compact_if_worth_it(&mut self, done: &Tensor, alive_rows: i64, cache: &mut KvCache) {
+        if !self.enabled || alive_rows * 4 > self.len * 3 {
+            return;
+        }
+        let alive_here = self.pick(&done.logical_not());
+        let keep = alive_here.nonzero().squeeze_dim(-1);
+        cache.select_rows(&keep);
+        self.rows = Some(match &self.rows {
+            Some(rows) => rows.index_select(0, &keep),
+            None => keep.to_device(self.device),
+        });
+        self.len = alive_rows;
+    }
+
+    /// The model's batch's rows of a full-batch `[B, …]` tensor.
+    fn pick(&self, full: &Tensor) -> Tensor {
+        match &self.rows {
+            Some(rows) => full.index_select(0, rows),
+            None => full.shallow_clone(),
+        }
+    }
+
+    /// The model's batch's `[b, V]` logits as `[rows, V]`, zeros for dropped rows.
+    fn spread(&self, logits: &Tensor, rows: i64) -> Tensor {
+        match &self.rows {
+            Some(live) => {
+                let full = Tensor::zeros([rows, logits.size()[1]], (logits.kind(), self.device));
+                full.index_copy(0, live, logits)
+            }
+            None => logits.shallow_clone(),
+        }
+    }
 }
 
 /// Each row's tokens so far on the host, for stop strings (they need decoded text).

@@ -133,6 +133,8 @@ fn run_turn(
         params,
         decode,
         None,
+        // The conversation's cache lives on after the turn: every row stays in it.
+        false,
     )
 }
 

@@ -56,6 +56,7 @@ impl ToyTask {
                 stop_strings: Vec::new(),
                 pad_id: tokenizer.pad_id,
                 seed: 0,
+                compact_finished: true,
             },
             advantages: AdvantageOptions::default(),
             epsilon_low: 0.2,
