@@ -100,6 +100,31 @@ fn cascade2_stages_validate_against_the_registry() {
     recipe.validate(&registry).expect("cascade2.toml is valid");
 }
 
+/// An eval set may set its own greedy length; the others keep the run's.
+#[test]
+fn an_eval_set_sets_its_own_answer_length() {
+    let text = GOOD.replacen(
+        "domain = \"addition\"\n",
+        "domain = \"addition\"\nmax_new_tokens = 7\n",
+        1,
+    );
+    check(&text).expect("valid");
+    let recipe = Recipe::parse(&text, Path::new("r.toml")).expect("parses");
+    assert_eq!(recipe.eval_max_new_tokens("addition"), 7);
+    assert_eq!(
+        recipe.eval_max_new_tokens("other"),
+        recipe.run.eval_max_new_tokens
+    );
+    fails_with(
+        &GOOD.replacen(
+            "domain = \"addition\"\n",
+            "domain = \"addition\"\nmax_new_tokens = 0\n",
+            1,
+        ),
+        "eval[0].max_new_tokens",
+    );
+}
+
 #[test]
 fn bad_values_name_their_key() {
     fails_with(&GOOD.replacen("lr = 1e-4", "lr = -1e-4", 1), "stage[0].lr");

@@ -56,8 +56,8 @@ name = "rlhf"
 algorithm = "grpo"
 kl = 0.03
 steps = 30
-lr = 2e-4
-prompts_per_step = 8
+lr = 3e-4
+prompts_per_step = 16
 group_size = 8
 max_new_tokens = 20
 [[stage.env]]

@@ -321,42 +321,54 @@ const OWN_DOMAINS: [(&str, &str, &[&str]); 6] = [
     ("swe-rl", "code-rl", &["swe"]),
 ];
 
-/// Each RL stage learns its own domain: the reward it samples rises (the mean of its
-/// last fifth of steps against its first fifth, 6 to 8 steps of 32 to 64 samples each)
-/// or, where the greedy answers had room, one of its domains' greedy eval rises by 0.15
-/// (3 to 5 more right answers in 16 to 32). None of its own domains falls by over 0.1.
-/// Where SFT left a domain at 1.0, only the sampled reward can rise.
+/// Each RL stage learns its own domain: the reward it samples on one of its domains
+/// rises (`reward_mean_by_domain`: the mean over the last fifth of the steps that drew the
+/// domain against the first fifth; 6 to 8 steps of 32 to 64 samples for a stage of
+/// one domain), or, where the greedy answers had room, one of its domains' greedy eval
+/// rises by 0.15 (3 to 5 more right answers in 16 to 32). None of its own domains falls
+/// by over 0.1. Per domain, because a stage of several domains mixes them in
+/// proportions the draw changes every step: multi-domain's mean moved by ±0.04 with
+/// the mix alone. Where SFT left a domain at 1.0, only the sampled reward can rise.
 fn assert_each_rl_stage_learns_its_domain(
     metrics_all: &[Value],
     score: &dyn Fn(&str, &str) -> f64,
     table: &str,
 ) {
-    let mean = |xs: &[f64]| xs.iter().sum::<f64>() / xs.len().max(1) as f64;
     for (stage, before, domains) in OWN_DOMAINS {
-        let rewards: Vec<f64> = metrics_all
+        let sampled: Vec<(f64, f64)> = domains
             .iter()
-            .filter(|m| m["stage"] == stage)
-            .filter_map(|m| m["reward_mean"].as_f64())
+            .map(|d| sampled_early_late(metrics_all, stage, d))
             .collect();
-        let fifth = (rewards.len() / 5).max(1);
-        let (early, late) = (
-            mean(&rewards[..fifth]),
-            mean(&rewards[rewards.len() - fifth..]),
-        );
         let rises: Vec<f64> = domains
             .iter()
             .map(|d| score(stage, d) - score(before, d))
             .collect();
         let best_rise = rises.iter().copied().fold(f64::MIN, f64::max);
         assert!(
-            late >= early + 0.05 || best_rise >= 0.15,
-            "{stage} learns {domains:?}: sampled {early:.3} -> {late:.3}, greedy {rises:?}\n{table}"
+            sampled.iter().any(|(early, late)| late >= &(early + 0.05)) || best_rise >= 0.15,
+            "{stage} learns {domains:?}: sampled (first, last fifth) {sampled:.3?}, greedy {rises:?}\n{table}"
         );
         assert!(
             rises.iter().all(|&r| r >= -0.1),
             "{stage} keeps {domains:?}: greedy {rises:?}\n{table}"
         );
     }
+}
+
+/// `domain`'s mean sampled reward over the first and the last fifth of `stage`'s
+/// steps that drew it.
+fn sampled_early_late(metrics_all: &[Value], stage: &str, domain: &str) -> (f64, f64) {
+    let mean = |xs: &[f64]| xs.iter().sum::<f64>() / xs.len().max(1) as f64;
+    let rewards: Vec<f64> = metrics_all
+        .iter()
+        .filter(|m| m["stage"] == stage)
+        .filter_map(|m| m["reward_mean_by_domain"][domain].as_f64())
+        .collect();
+    let fifth = (rewards.len() / 5).max(1).min(rewards.len());
+    (
+        mean(&rewards[..fifth]),
+        mean(&rewards[rewards.len() - fifth..]),
+    )
 }
 
 /// Forgetting and recovery. MOPD distills each domain from its best earlier checkpoint

@@ -158,11 +158,35 @@ fn update_gradients(
     };
     let mut optimizer = AdamW::new(model.parameters(), Default::default());
     grpo_update(&model, &mut optimizer, 1e-3, scored, cfg, Instant::now());
+    gradients(&model)
+}
+
+/// Every parameter's gradient, flattened to float32.
+fn gradients(model: &cascade_trainer::model::Transformer) -> Vec<Vec<f32>> {
     model
         .parameters()
         .values()
         .map(|p| Vec::try_from(p.grad().flatten(0, -1).to_kind(Kind::Float)).unwrap_or_default())
         .collect()
+}
+
+/// The largest gradient entry in absolute value: the scale the tolerance is taken of.
+fn largest(gradients: &[Vec<f32>]) -> f32 {
+    gradients.iter().flatten().fold(0f32, |m, g| m.max(g.abs()))
+}
+
+/// `other` equals `whole` entry by entry within float rounding (1e-5 of the largest).
+fn assert_same_gradient(whole: &[Vec<f32>], other: &[Vec<f32>], micro: MicroBatching) {
+    let scale = largest(whole);
+    assert!(scale > 0.0);
+    for (w, b) in whole.iter().zip(other) {
+        for (x, y) in w.iter().zip(b) {
+            assert!(
+                (x - y).abs() <= 1e-5 * scale,
+                "{micro:?}: {x} vs {y} (largest {scale})"
+            );
+        }
+    }
 }
 
 /// Micro-batches of 2 groups, or of a token budget (whole groups, or single rows
@@ -204,8 +228,6 @@ fn bucketed_trimmed_micro_batches_give_the_padded_gradient() {
         )
     };
     let whole = grads(MicroBatching::Rows(24));
-    let scale = whole.iter().flatten().fold(0f32, |m, g| m.max(g.abs()));
-    assert!(scale > 0.0);
     // Prompt plus response of the longest row: a budget of two such groups, and one
     // under a single row's length (every row alone).
     let longest = prompts.iter().map(Vec::len).max().unwrap_or(0) + lengths.iter().max().unwrap();
@@ -215,15 +237,7 @@ fn bucketed_trimmed_micro_batches_give_the_padded_gradient() {
         MicroBatching::Tokens(1),
     ];
     for micro in budgets {
-        let bucketed = grads(micro);
-        for (w, b) in whole.iter().zip(&bucketed) {
-            for (x, y) in w.iter().zip(b) {
-                assert!(
-                    (x - y).abs() <= 1e-5 * scale,
-                    "{micro:?}: {x} vs {y} (largest {scale})"
-                );
-            }
-        }
+        assert_same_gradient(&whole, &grads(micro), micro);
     }
 }
 
@@ -268,19 +282,10 @@ fn mopd_micro_batches_by_tokens_give_the_padded_gradient() {
             &cfg,
         )
         .expect("step");
-        let grads: Vec<Vec<f32>> = student
-            .parameters()
-            .values()
-            .map(|p| {
-                Vec::try_from(p.grad().flatten(0, -1).to_kind(Kind::Float)).unwrap_or_default()
-            })
-            .collect();
-        (stats, grads)
+        (stats, gradients(&student))
     };
     let (whole_stats, whole) = step(MicroBatching::Rows(24));
     assert!(whole_stats.response_len_mean > 1.0, "{whole_stats:?}");
-    let scale = whole.iter().flatten().fold(0f32, |m, g| m.max(g.abs()));
-    assert!(scale > 0.0);
     for micro in [MicroBatching::Tokens(64), MicroBatching::Tokens(1)] {
         let (stats, grads) = step(micro);
         assert!(
@@ -292,14 +297,7 @@ fn mopd_micro_batches_by_tokens_give_the_padded_gradient() {
             stats.response_len_mean, whole_stats.response_len_mean,
             "the same samples"
         );
-        for (w, b) in whole.iter().zip(&grads) {
-            for (x, y) in w.iter().zip(b) {
-                assert!(
-                    (x - y).abs() <= 1e-5 * scale,
-                    "{micro:?}: {x} vs {y} (largest {scale})"
-                );
-            }
-        }
+        assert_same_gradient(&whole, &grads, micro);
     }
 }
 

@@ -144,6 +144,10 @@ pub struct EvalSet {
     pub dataset: String,
     /// Use only the first rows.
     pub limit: Option<usize>,
+    /// Greedy answers' length in tokens; defaults to `[run] eval_max_new_tokens`. Set
+    /// it to the length the domain's stage samples, so the eval scores what the stage
+    /// trained (a reward-model judge scores whatever follows the answer too).
+    pub max_new_tokens: Option<usize>,
     #[serde(default)]
     pub config: toml::Table,
 }
@@ -151,6 +155,18 @@ pub struct EvalSet {
 impl EvalSet {
     pub fn env_name(&self) -> &str {
         self.env.as_deref().unwrap_or(&self.domain)
+    }
+}
+
+impl Recipe {
+    /// The length of `domain`'s greedy eval answers: its eval set's `max_new_tokens`,
+    /// else the run's `eval_max_new_tokens`.
+    pub fn eval_max_new_tokens(&self, domain: &str) -> usize {
+        self.eval_sets()
+            .into_iter()
+            .find(|(_, e)| e.domain == domain)
+            .and_then(|(_, e)| e.max_new_tokens)
+            .unwrap_or(self.run.eval_max_new_tokens)
     }
 }
 

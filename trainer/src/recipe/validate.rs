@@ -144,6 +144,12 @@ impl Recipe {
                     ),
                 ));
             }
+            if e.max_new_tokens == Some(0) {
+                return Err(invalid(
+                    format!("{key}.max_new_tokens"),
+                    "must be at least 1",
+                ));
+            }
             check_env(registry, &format!("{key}.env"), e.env_name())?;
             self.check_dataset(&format!("{key}.dataset"), &e.dataset)?;
             // A judge may be trained later in the run: any `rm` stage will do.

@@ -2,8 +2,11 @@
 //! more rounds until enough groups carry signal) and takes one GRPO update. A batch
 //! that draws a multi-turn environment's rows samples conversations.
 
+use std::collections::BTreeMap;
+
 use serde_json::Value;
 
+use super::data::EnvData;
 use super::episodes::{any_multi_turn, episodes};
 use super::model_rewards::ModelRewards;
 use super::stage::{draw, line, sampling, AlgorithmStep, StepInput};
@@ -47,14 +50,15 @@ fn grpo_config(stage: &GrpoStage, tokenizer: &TextTokenizer, seed: i64) -> GrpoC
 impl GrpoStep<'_> {
     /// The step's sampled rounds: round 0 is the step as it always was; with `refill`,
     /// more rounds drawn on from the same stream until `prompts_per_step` groups
-    /// carry signal or the rounds run out.
-    fn rounds(&self, input: &mut StepInput) -> Vec<ScoredGroups> {
+    /// carry signal or the rounds run out. Also returns round 0's picks.
+    fn rounds(&self, input: &mut StepInput) -> (Vec<(usize, usize)>, Vec<ScoredGroups>) {
         let stage = self.stage;
         let per_step = stage.common.prompts_per_step;
         let data = input.data;
         let decode = |ids: &[i64]| input.tokenizer.decode(ids).unwrap_or_default();
         let extra = if stage.refill { stage.refill_rounds } else { 0 };
         let mut rounds = Vec::new();
+        let mut first_picks = Vec::new();
         let mut with_signal = 0;
         for round in 0..=extra {
             let picks = draw(&mut input.rng, data, per_step);
@@ -116,19 +120,49 @@ impl GrpoStep<'_> {
                     .count();
             }
             rounds.push(scored);
+            if round == 0 {
+                first_picks = picks;
+            }
             if with_signal >= per_step {
                 break;
             }
         }
-        rounds
+        (first_picks, rounds)
     }
+}
+
+/// The mean sampled reward of each domain the step drew, over round 0 (the step's
+/// prompts as drawn, before `refill` chose among rounds). A stage of several domains
+/// shows which of them it learns: its `reward_mean` mixes them in proportions that
+/// change from step to step with the draw.
+fn reward_by_domain(
+    data: &[EnvData],
+    picks: &[(usize, usize)],
+    rewards: &[f64],
+    group_size: usize,
+) -> BTreeMap<String, f64> {
+    let mut sums: BTreeMap<&str, (f64, usize)> = BTreeMap::new();
+    for (group, &(env, _)) in rewards.chunks(group_size.max(1)).zip(picks) {
+        let sum = sums.entry(data[env].domain.as_str()).or_default();
+        sum.0 += group.iter().sum::<f64>();
+        sum.1 += group.len();
+    }
+    sums.into_iter()
+        .map(|(domain, (sum, n))| (domain.to_owned(), sum / n.max(1) as f64))
+        .collect()
 }
 
 impl AlgorithmStep for GrpoStep<'_> {
     fn step(&mut self, mut input: StepInput) -> Result<Value, RunError> {
         let stage = self.stage;
         let per_step = stage.common.prompts_per_step;
-        let mut rounds = self.rounds(&mut input);
+        let (picks, mut rounds) = self.rounds(&mut input);
+        let by_domain = reward_by_domain(
+            input.data,
+            &picks,
+            &rounds[0].rewards,
+            stage.rollout.group_size,
+        );
         let cfg = grpo_config(stage, input.tokenizer, input.seed);
         let refill_groups = (rounds.len() - 1) * per_step;
         let scored = if stage.refill {
@@ -145,6 +179,55 @@ impl AlgorithmStep for GrpoStep<'_> {
             input.start,
         );
         stats.refill_groups = refill_groups;
-        Ok(line(&stats))
+        let mut figures = line(&stats);
+        figures["reward_mean_by_domain"] = serde_json::json!(by_domain);
+        Ok(figures)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use cascade_envs::{ChatMessage, Environment, Reward, Sample};
+    use cascade_verifiers::FieldError;
+
+    use super::*;
+
+    struct Silent;
+    impl Environment for Silent {
+        fn name(&self) -> &str {
+            "silent"
+        }
+        fn prompt(&self, _: &Sample) -> Result<Vec<ChatMessage>, FieldError> {
+            Ok(vec![])
+        }
+        fn score(&self, _: &Sample) -> Reward {
+            Reward::pass_fail(false)
+        }
+    }
+
+    fn domain(name: &str) -> EnvData {
+        EnvData {
+            domain: name.into(),
+            env: Arc::new(Silent),
+            rows: Vec::new(),
+            lines: Vec::new(),
+            prompts: Vec::new(),
+            weight: 1.0,
+            targets: Vec::new(),
+            enable_thinking: None,
+        }
+    }
+
+    #[test]
+    fn each_drawn_domain_gets_the_mean_of_its_groups() {
+        let data = [domain("math"), domain("code"), domain("swe")];
+        // Groups of two: math, code, math; swe was not drawn.
+        let picks = [(0, 0), (1, 3), (0, 1)];
+        let rewards = [1.0, 0.0, 0.5, 0.5, 1.0, 1.0];
+        let by_domain = reward_by_domain(&data, &picks, &rewards, 2);
+        let expected = BTreeMap::from([("code".to_owned(), 0.5), ("math".to_owned(), 0.75)]);
+        assert_eq!(by_domain, expected);
     }
 }

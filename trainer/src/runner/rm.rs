@@ -239,7 +239,7 @@ impl Run<'_> {
         let Some(baseline) = self.baseline_responses(policy, data, baseline_name, stage)? else {
             return Ok(None);
         };
-        let max_new_tokens = self.recipe.run.eval_max_new_tokens;
+        let max_new_tokens = self.recipe.eval_max_new_tokens(&data.domain);
         let Some(spec) = data.env.model_reward() else {
             return Ok(Some(evaluate::group_win_rate(
                 policy,
@@ -281,7 +281,7 @@ impl Run<'_> {
         let dir = self.output.join("evals");
         let path = dir.join(format!("{}.{baseline}.json", data.domain));
         if stage == baseline {
-            let max_new_tokens = self.recipe.run.eval_max_new_tokens;
+            let max_new_tokens = self.recipe.eval_max_new_tokens(&data.domain);
             let responses =
                 evaluate::greedy_responses(policy, self.tokenizer, data, max_new_tokens);
             std::fs::create_dir_all(&dir).map_err(|e| RunError::io(&dir, e))?;

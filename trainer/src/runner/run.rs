@@ -108,7 +108,6 @@ impl Run<'_> {
         judged_only: bool,
         stage: &str,
     ) -> Result<BTreeMap<String, f64>, RunError> {
-        let max_new_tokens = self.recipe.run.eval_max_new_tokens;
         let mut scores = BTreeMap::new();
         for d in self.evals {
             let score = match d.env.model_reward() {
@@ -119,7 +118,7 @@ impl Run<'_> {
                     policy,
                     self.tokenizer,
                     d,
-                    max_new_tokens,
+                    self.recipe.eval_max_new_tokens(&d.domain),
                 )),
             };
             if let Some(score) = score {
