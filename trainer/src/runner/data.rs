@@ -262,12 +262,12 @@ fn reference_text<'a>(row: &'a Sample, field: &str) -> Result<&'a str, FieldErro
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use cascade_envs::{ChatMessage, Reward};
 
     /// Panics on the response "panic", returns NaN on "nan", else rewards "ok".
-    struct Faulty;
+    pub(crate) struct Faulty;
     impl Environment for Faulty {
         fn name(&self) -> &str {
             "faulty"
@@ -285,10 +285,10 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_faulty_environment_costs_one_sample_never_the_step() {
-        let data = EnvData {
-            domain: "faulty".into(),
+    /// One row (`{"id": "r"}`, prompt `[1]`) of `domain`, scored by [`Faulty`].
+    pub(crate) fn faulty_data(domain: &str) -> EnvData {
+        EnvData {
+            domain: domain.into(),
             env: Arc::new(Faulty),
             rows: vec![Sample::new(serde_json::json!({"id": "r"}))],
             lines: vec![1],
@@ -296,7 +296,12 @@ mod tests {
             weight: 1.0,
             targets: Vec::new(),
             enable_thinking: None,
-        };
+        }
+    }
+
+    #[test]
+    fn a_faulty_environment_costs_one_sample_never_the_step() {
+        let data = faulty_data("faulty");
         let responses = ["ok", "panic", "ok", "nan", "no"];
         let rewards: Vec<f64> = responses.iter().map(|r| data.score(0, r)).collect();
         assert_eq!(rewards, [1.0, 0.0, 1.0, 0.0, 0.0]);

@@ -187,42 +187,12 @@ impl AlgorithmStep for GrpoStep<'_> {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
-    use cascade_envs::{ChatMessage, Environment, Reward, Sample};
-    use cascade_verifiers::FieldError;
-
+    use super::super::data::tests::faulty_data;
     use super::*;
-
-    struct Silent;
-    impl Environment for Silent {
-        fn name(&self) -> &str {
-            "silent"
-        }
-        fn prompt(&self, _: &Sample) -> Result<Vec<ChatMessage>, FieldError> {
-            Ok(vec![])
-        }
-        fn score(&self, _: &Sample) -> Reward {
-            Reward::pass_fail(false)
-        }
-    }
-
-    fn domain(name: &str) -> EnvData {
-        EnvData {
-            domain: name.into(),
-            env: Arc::new(Silent),
-            rows: Vec::new(),
-            lines: Vec::new(),
-            prompts: Vec::new(),
-            weight: 1.0,
-            targets: Vec::new(),
-            enable_thinking: None,
-        }
-    }
 
     #[test]
     fn each_drawn_domain_gets_the_mean_of_its_groups() {
-        let data = [domain("math"), domain("code"), domain("swe")];
+        let data = [faulty_data("math"), faulty_data("code"), faulty_data("swe")];
         // Groups of two: math, code, math; swe was not drawn.
         let picks = [(0, 0), (1, 3), (0, 1)];
         let rewards = [1.0, 0.0, 0.5, 0.5, 1.0, 1.0];

@@ -159,16 +159,12 @@ fn score_distinct(responses: &[Vec<i64>], score: impl Fn(usize) -> f64 + Sync) -
         .map(|(k, ids)| responses[..k].iter().position(|o| o == ids).unwrap_or(k))
         .collect();
     let distinct: Vec<usize> = (0..responses.len()).filter(|&k| first_of[k] == k).collect();
+    let mut by_index = vec![0.0; responses.len()];
     let scores: Vec<f64> = distinct.par_iter().map(|&k| score(k)).collect();
-    first_of
-        .iter()
-        .map(|f| {
-            distinct
-                .iter()
-                .position(|d| d == f)
-                .map_or(0.0, |i| scores[i])
-        })
-        .collect()
+    for (&k, score) in distinct.iter().zip(scores) {
+        by_index[k] = score;
+    }
+    first_of.iter().map(|&f| by_index[f]).collect()
 }
 
 #[cfg(test)]
