@@ -328,15 +328,19 @@ const OWN_DOMAINS: [(&str, &str, &[&str]); 6] = [
 /// rises by 0.15 (3 to 5 more right answers in 16 to 32). None of its own domains falls
 /// by over 0.1. Per domain, because a stage of several domains mixes them in
 /// proportions the draw changes every step: multi-domain's mean moved by ±0.04 with
-/// the mix alone. Where SFT left a domain at 1.0, only the sampled reward can rise.
+/// the mix alone. Where SFT left a domain at 1.0, only the sampled reward can rise;
+/// mcqa, at chance, must keep its level but cannot count as learned.
 fn assert_each_rl_stage_learns_its_domain(
     metrics_all: &[Value],
     score: &dyn Fn(&str, &str) -> f64,
     table: &str,
 ) {
     for (stage, before, domains) in OWN_DOMAINS {
+        // mcqa stays at chance (see above): its sampled reward rising by 0.05 would
+        // be noise, so it counts for "keeps" only.
         let sampled: Vec<(f64, f64)> = domains
             .iter()
+            .filter(|&&d| d != "mcqa")
             .map(|d| sampled_early_late(metrics_all, stage, d))
             .collect();
         let rises: Vec<f64> = domains
