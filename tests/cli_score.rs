@@ -324,3 +324,55 @@ fn check_passes_on_stored_scores_and_fails_with_a_diff_on_mismatch() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("broken.jsonl:1"));
 }
+
+/// Both ways of making a sandbox's memory fresh (`CASCADE_SANDBOX_INSTANCE_MEMORY`:
+/// copy-on-write with a dirty-page reset, or resident slots rewritten whole) give the
+/// same result lines, byte for byte: the choice is speed, never a score.
+#[test]
+fn code_scores_are_identical_with_either_kind_of_instance_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = [
+        json!({"id": "stdio", "language": "python", "response": "```python\nprint(sum(map(int, input().split())))\n```",
+               "tests": {"kind": "stdio", "cases": [{"input": "2 3", "output": "5"}, {"input": "1 1", "output": "3"}]}}),
+        json!({"id": "assert", "language": "python", "response": "```python\ndef add(a, b):\n    return a + b\n```",
+               "tests": {"kind": "assert", "code": "def check(candidate):\n    assert candidate(1, 2) == 3\n", "entry_point": "add"}}),
+        json!({"id": "raises", "language": "python", "response": "```python\ndef add(a, b):\n    return [][a]\n```",
+               "tests": {"kind": "assert", "code": "def check(candidate):\n    assert candidate(1, 2) == 3\n", "entry_point": "add"}}),
+        json!({"id": "memory", "language": "python", "response": "```python\nx = bytearray(10**9)\n```",
+               "tests": {"kind": "stdio", "cases": [{"input": "", "output": ""}]}}),
+        json!({"id": "loop", "language": "python", "response": "```python\nwhile True: pass\n```",
+               "tests": {"kind": "stdio", "cases": [{"input": "", "output": ""}]}}),
+    ];
+    let text: String = samples.iter().map(|s| format!("{s}\n")).collect();
+    let input = write(dir.path(), "in.jsonl", &text);
+    let mut outputs = Vec::new();
+    for memory in ["resident", ""] {
+        let out = dir.path().join(format!("out-{memory}.jsonl"));
+        let o = Command::new(env!("CARGO_BIN_EXE_cascade"))
+            .env("CASCADE_SANDBOX_INSTANCE_MEMORY", memory)
+            .args(["score", "--env", "code", "--input", input.to_str().unwrap()])
+            .args(["--output", out.to_str().unwrap()])
+            .output()
+            .expect("run cascade");
+        assert!(o.status.success(), "{}", stderr(&o));
+        outputs.push(std::fs::read(&out).unwrap());
+    }
+    let verdicts: Vec<Value> = lines(&outputs[0])
+        .iter()
+        .map(|l| l["details"]["verdict"].clone())
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            json!("wrong_answer"),
+            json!("accepted"),
+            json!("runtime_error"),
+            json!("memory_limit"),
+            json!("time_limit")
+        ]
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&outputs[0]),
+        String::from_utf8_lossy(&outputs[1])
+    );
+}

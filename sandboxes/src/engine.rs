@@ -4,12 +4,12 @@
 //! Settings that matter for safety and verdicts: fuel is on (the CPU limit), epochs are
 //! on (a backstop only), guests get a large wasm stack (deep recursion is normal in
 //! competitive programming), and instances come from a pooling allocator whose slots
-//! stay resident, so a fresh instance per run is cheap (see [`KEEP_RESIDENT_BYTES`]).
+//! are made fresh cheaply for the next run (see [`InstanceMemory`]).
 
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 use crate::error::SandboxError;
 use crate::limits::MAX_MEMORY_BYTES;
@@ -25,36 +25,93 @@ pub const EPOCH_TICK: Duration = Duration::from_millis(10);
 /// time wait in the worker pool, which never has more threads than this.
 pub const MAX_CONCURRENT_INSTANCES: u32 = 128;
 
-/// Linear memory a reused pool slot keeps resident; a new instance gets it zeroed
-/// with `memset` and its data segments copied in, instead of copy-on-write images.
-///
-/// Why not copy-on-write: each first write to an image page is a copy-on-write fault,
-/// and the kernel flushes that page from every other core running a thread of this
-/// process with an inter-processor interrupt. With runs on all cores, `perf` put 21%
-/// of the HumanEval bench's cycles in those flushes, and two workers scored fewer
-/// samples per second than one. Resident slots cost a `memset` and a copy of the
-/// 16 MB CPython image per run instead: on 2 cores HumanEval went from 60 to 79
-/// samples/s and small stdio programs from 241 to 296/s (one core alone: equal on
-/// HumanEval, 255 to 180/s on stdio). The price is resident memory: up to this many
-/// bytes per slot in use (two per worker), e.g. 1 GB on 8 cores. 64 MB covers the
-/// 3.15 interpreter's 41 MB baseline and a typical program.
+/// Linear memory a reused pool slot keeps resident between instances, up to its
+/// instance's size: 64 MB covers the 3.15 interpreter's 40 MB snapshot heap and a
+/// typical program. Beyond it, pages are given back to the kernel. The price is
+/// resident memory: up to this many bytes per slot in use (two per worker), e.g. 1 GB
+/// on 8 cores.
 pub const KEEP_RESIDENT_BYTES: usize = 64 << 20;
 
-static ENGINE: OnceLock<Result<Engine, String>> = OnceLock::new();
+/// The environment variable that forces [`InstanceMemory::ResidentSlots`] (`resident`)
+/// or asks for [`InstanceMemory::DirtyPages`] (`dirty-pages`), for comparisons.
+pub const INSTANCE_MEMORY_VAR: &str = "CASCADE_SANDBOX_INSTANCE_MEMORY";
+
+/// How a reused pool slot's linear memory is made fresh for the next instance. Both
+/// give every instance exactly the module's initial memory, and the same fuel (data
+/// initialisation is the host's work, never charged), so verdicts and figures do not
+/// depend on which is used; only the speed does. `sandboxes/README.md`, "Instance
+/// memory", has the measurements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InstanceMemory {
+    /// The module's memory image is mapped copy-on-write. When a slot is reused, the
+    /// pages the last instance wrote, found with Linux's `PAGEMAP_SCAN` (6.7 or later),
+    /// are copied back from the image and stay resident, so the next instance neither
+    /// faults on them nor pays for pages it never touched. The default where the
+    /// kernel has the scan.
+    DirtyPages,
+    /// The first [`KEEP_RESIDENT_BYTES`] of a slot are zeroed with `memset` and the data
+    /// segments copied in for every instance (16 MB of data in a 40 MB image for the
+    /// CPython snapshot). The fallback elsewhere.
+    ResidentSlots,
+}
+
+impl InstanceMemory {
+    /// What this process uses: [`INSTANCE_MEMORY_VAR`] if set, else dirty pages where
+    /// the kernel can scan for them.
+    pub fn for_this_process() -> Result<Self, SandboxError> {
+        Self::from_env().map_err(SandboxError::Setup)
+    }
+
+    fn from_env() -> Result<Self, String> {
+        Self::chosen(
+            std::env::var(INSTANCE_MEMORY_VAR).ok().as_deref(),
+            PoolingAllocationConfig::is_pagemap_scan_available(),
+        )
+    }
+
+    /// The choice for a setting of [`INSTANCE_MEMORY_VAR`] on a kernel that has (or
+    /// lacks) the page scan.
+    fn chosen(setting: Option<&str>, available: bool) -> Result<Self, String> {
+        match setting {
+            None | Some("") if available => Ok(InstanceMemory::DirtyPages),
+            None | Some("") | Some("resident") => Ok(InstanceMemory::ResidentSlots),
+            Some("dirty-pages") if available => Ok(InstanceMemory::DirtyPages),
+            Some("dirty-pages") => Err(format!(
+                "{INSTANCE_MEMORY_VAR}=dirty-pages: this kernel has no PAGEMAP_SCAN (Linux 6.7 or later)"
+            )),
+            Some(other) => Err(format!(
+                "{INSTANCE_MEMORY_VAR}={other}: expected `resident` or `dirty-pages`"
+            )),
+        }
+    }
+}
+
+static ENGINE: OnceLock<Result<(Engine, InstanceMemory), String>> = OnceLock::new();
 
 /// The process-wide engine, created on first use, with its epoch ticker started.
 pub fn engine() -> Result<&'static Engine, SandboxError> {
+    created().map(|(engine, _)| engine)
+}
+
+/// How the engine's pool makes instance memory fresh (see [`InstanceMemory`]).
+pub fn instance_memory() -> Result<InstanceMemory, SandboxError> {
+    created().map(|(_, memory)| *memory)
+}
+
+fn created() -> Result<&'static (Engine, InstanceMemory), SandboxError> {
     ENGINE
         .get_or_init(|| {
-            let engine = Engine::new(&config()).map_err(|e| format!("{e:#}"))?;
+            let memory = InstanceMemory::from_env()?;
+            let engine = Engine::new(&config(memory)).map_err(|e| format!("{e:#}"))?;
             start_epoch_ticker(engine.clone());
-            Ok(engine)
+            Ok((engine, memory))
         })
         .as_ref()
         .map_err(|e| SandboxError::Setup(e.clone()))
 }
 
-fn config() -> Config {
+fn config(memory: InstanceMemory) -> Config {
+    let dirty_pages = memory == InstanceMemory::DirtyPages;
     let mut pool = PoolingAllocationConfig::new();
     pool.total_core_instances(MAX_CONCURRENT_INSTANCES)
         .total_memories(MAX_CONCURRENT_INSTANCES)
@@ -68,7 +125,12 @@ fn config() -> Config {
         .max_core_instance_size(8 << 20)
         .max_memory_size(MAX_MEMORY_BYTES as usize)
         .linear_memory_keep_resident(KEEP_RESIDENT_BYTES)
-        .table_keep_resident(1 << 20);
+        .table_keep_resident(1 << 20)
+        .pagemap_scan(if dirty_pages {
+            Enabled::Yes
+        } else {
+            Enabled::No
+        });
     let mut config = Config::new();
     config
         .consume_fuel(true)
@@ -76,7 +138,7 @@ fn config() -> Config {
         .max_wasm_stack(MAX_WASM_STACK)
         .async_stack_size(MAX_WASM_STACK + (1 << 20))
         .wasm_exceptions(true)
-        .memory_init_cow(false) // see KEEP_RESIDENT_BYTES
+        .memory_init_cow(dirty_pages)
         .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
     config
 }
@@ -95,4 +157,33 @@ fn start_epoch_ticker(engine: Engine) {
 /// Epoch ticks in a wall-clock duration (at least one).
 pub fn ticks(duration: Duration) -> u64 {
     (duration.as_millis() / EPOCH_TICK.as_millis()).max(1) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dirty_pages_where_the_kernel_can_scan_them_unless_told_otherwise() {
+        use InstanceMemory::*;
+        assert_eq!(InstanceMemory::chosen(None, true), Ok(DirtyPages));
+        assert_eq!(InstanceMemory::chosen(Some(""), true), Ok(DirtyPages));
+        assert_eq!(InstanceMemory::chosen(None, false), Ok(ResidentSlots));
+        assert_eq!(
+            InstanceMemory::chosen(Some("resident"), true),
+            Ok(ResidentSlots)
+        );
+        assert_eq!(
+            InstanceMemory::chosen(Some("dirty-pages"), true),
+            Ok(DirtyPages)
+        );
+        let refused = InstanceMemory::chosen(Some("dirty-pages"), false).unwrap_err();
+        assert!(refused.contains("PAGEMAP_SCAN"), "{refused}");
+        let unknown = InstanceMemory::chosen(Some("cow"), true).unwrap_err();
+        assert!(
+            unknown.contains("CASCADE_SANDBOX_INSTANCE_MEMORY=cow"),
+            "{unknown}"
+        );
+        assert!(unknown.contains("`resident` or `dirty-pages`"), "{unknown}");
+    }
 }

@@ -50,6 +50,7 @@ pub mod virtual_time;
 pub mod wasm_program;
 
 pub use clang::{CLanguage, Clang, CompileError, CompilerLimits};
+pub use engine::InstanceMemory;
 pub use error::SandboxError;
 pub use execution::{Execution, Status};
 pub use limits::{Limits, FUEL_PER_SECOND};

@@ -247,8 +247,9 @@ impl WasmProgram {
     fn start(&self, store: &mut Store<GuestState>) -> wasmtime::Result<i32> {
         let fuel = store.get_fuel()?;
         let instance = self.pre.instantiate(&mut *store)?;
-        // Without copy-on-write images, instantiating runs the module's data
-        // initialisation as wasm: the host's setup, not the guest's work, so it is free.
+        // With resident slots, instantiating runs the module's data initialisation as
+        // wasm: the host's setup, not the guest's work, so it is free (and the fuel is
+        // the same with either kind of instance memory, see `engine::InstanceMemory`).
         store.set_fuel(fuel)?;
         match self.entry {
             Entry::Command => instance

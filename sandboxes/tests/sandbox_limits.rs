@@ -1,5 +1,6 @@
 //! The sandbox's execution API under pressure: the open-files cap, the batch and async
-//! entry points, and verdicts that do not move when the machine is busy.
+//! entry points, verdicts that do not move when the machine is busy, and runs that
+//! start from the same state however many ran before them.
 //!
 //! Needs the CPython runtime from `scripts/setup`.
 
@@ -195,5 +196,34 @@ fn async_runs_from_many_tasks_at_once() {
     for (i, run) in results.iter().enumerate() {
         assert!(run.status.success(), "{run:?}");
         assert_eq!(run.stdout_text(), format!("{}\n", i * i));
+    }
+}
+
+/// Pool slots are reused run after run, and each reuse must give the next instance the
+/// module's initial memory again (`engine::InstanceMemory`): the same program gets the
+/// same status, output and fuel every time, whether the runs before it returned from
+/// the interpreter, exited, grew the heap or failed.
+#[test]
+fn every_run_starts_from_the_modules_initial_memory() {
+    let limits = Limits::default();
+    let programs = [
+        "print(1)",
+        "import os\nprint(2, flush=True)\nos._exit(0)",
+        "x = [str(i) * 20 for i in range(200_000)]\nprint(len(x))",
+        "raise SystemExit(3)",
+        "import sys\nsys.modules['marker'] = sys\nprint(sorted(m for m in sys.modules if m == 'marker'))",
+    ];
+    let first: Vec<Execution> = programs
+        .iter()
+        .map(|p| python().run_source(p, b"", &limits).expect("run"))
+        .collect();
+    assert_eq!(first[0].status, Status::Exited(0), "{:?}", first[0]);
+    assert_eq!(first[3].status, Status::Exited(3));
+    assert_eq!(first[4].stdout_text(), "['marker']\n");
+    for round in 0..4 {
+        for (p, expected) in programs.iter().zip(&first) {
+            let again = python().run_source(p, b"", &limits).expect("run");
+            assert_eq!(&again, expected, "round {round}, program {p:?}");
+        }
     }
 }
