@@ -3,8 +3,7 @@
 # such as the workplace's lent device: builds `cascade` with the trainer here (against
 # the CPU libtorch 2.11 that scripts/setup installs), strips it, and writes
 # .gpu/cascade.xz beside run_packed.sh and the transformers peer. Carry `.gpu` there and
-# run `bash .gpu/run_packed.sh`. Ignore the folder locally:
-#   echo /.gpu/ >> .git/info/exclude
+# run `bash .gpu/run_packed.sh` (.gitignore leaves the folder out).
 #
 #   scripts/gpu/pack.sh [--release]
 set -euo pipefail
