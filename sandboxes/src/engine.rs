@@ -57,11 +57,7 @@ pub enum InstanceMemory {
 
 impl InstanceMemory {
     /// What this process uses: [`INSTANCE_MEMORY_VAR`] if set, else dirty pages where
-    /// the kernel can scan for them.
-    pub fn for_this_process() -> Result<Self, SandboxError> {
-        Self::from_env().map_err(SandboxError::Setup)
-    }
-
+    /// the kernel can scan for them ([`instance_memory`] says what the engine took).
     fn from_env() -> Result<Self, String> {
         Self::chosen(
             std::env::var(INSTANCE_MEMORY_VAR).ok().as_deref(),
