@@ -513,7 +513,7 @@ fn a_recipe_stage_trains_on_the_three_example_plugins() {
         })
         .collect();
     let recipe = format!(
-        "[run]\nmodel = \"{}\"\nseed = 0\ndevice = \"cpu\"\nthreads = 1\n\
+        "[run]\nmodel = \"{}\"\nseed = 0\ndevice = \"cpu\"\nthreads = 1\nnumerics = \"portable\"\n\
          eval_max_new_tokens = 4\nplugins = [\"plugins\"]\n\n\
          [[eval]]\ndomain = \"final_number\"\ndataset = \"{}\"\n\n\
          [[stage]]\nname = \"plugins\"\nalgorithm = \"grpo\"\nsteps = 2\nlr = 1e-4\n\

@@ -180,6 +180,7 @@ mod tests {
 
     #[test]
     fn autocast_is_bf16_inside_the_training_pass() {
+        crate::numerics::pin_for_tests();
         // A fresh thread: libtorch's per-thread default for CUDA is float16.
         std::thread::spawn(|| {
             assert_eq!(autocast_dtype(Device::Cuda(0)), Some(Kind::Half));
@@ -194,6 +195,7 @@ mod tests {
 
     #[test]
     fn bf16_on_the_cpu_runs_matmuls_in_bf16_and_restores_the_state() {
+        crate::numerics::pin_for_tests();
         let a = Tensor::ones([2, 3], (Kind::Float, Device::Cpu));
         let w = Tensor::ones([4, 3], (Kind::Float, Device::Cpu));
         let product = |p: Precision| with_autocast(Device::Cpu, p, || a.linear::<Tensor>(&w, None));

@@ -18,6 +18,7 @@ pub mod logprobs;
 pub mod metrics;
 pub mod model;
 pub mod mopd;
+pub mod numerics;
 pub mod optim;
 pub mod recipe;
 pub mod reward_model;

@@ -184,6 +184,7 @@ mod tests {
 
     #[test]
     fn schedules() {
+        crate::numerics::pin_for_tests();
         let s = Schedule {
             lr: 2e-6,
             warmup_start_lr: 2e-7,
@@ -214,6 +215,7 @@ mod tests {
 
     #[test]
     fn adamw_first_step_moves_by_lr_against_the_gradient() {
+        crate::numerics::pin_for_tests();
         let mut params = BTreeMap::new();
         params.insert(
             "w".to_owned(),

@@ -4,6 +4,8 @@
 //! each step makes no update (the weights stay bit for bit) and its metrics line says
 //! why (`filtered_share` 1, gradient norm 0).
 
+mod common;
+
 use std::path::Path;
 
 use cascade_envs::Registry;
@@ -52,7 +54,7 @@ impl AlgorithmStep for ConstantReward {
 
 #[test]
 fn constant_rewards_filter_every_group_and_leave_the_weights_unchanged() {
-    tch::set_num_threads(1);
+    common::pin();
     let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets");
     let task = ToyTask::new().expect("toy task");
     let mut policy = Transformer::load(&assets.join("toy-qwen2-warm"), Device::Cpu, Kind::Float)

@@ -1,5 +1,7 @@
 //! GRPO's loss by hand and against finite differences; on-policy ratio 1; clipping.
 
+mod common;
+
 use cascade_trainer::grpo::policy_loss::{policy_loss, ratio, PolicyLossOptions};
 use cascade_trainer::logprobs::MicroBatching;
 use tch::{Kind, Tensor};
@@ -19,6 +21,7 @@ fn values(t: &Tensor) -> Vec<f64> {
 
 #[test]
 fn on_policy_loss_and_gradient_by_hand() {
+    common::pin();
     // Two responses: 2 tokens with Â = 1, 1 token (+1 padding) with Â = −2; N = 3.
     let logp = Tensor::from_slice(&[-1.0f64, -2.0, -0.5, -9.0])
         .view([2, 2])
@@ -44,6 +47,7 @@ fn on_policy_loss_and_gradient_by_hand() {
 
 #[test]
 fn clipping_by_hand() {
+    common::pin();
     // ratio 1.5 with Â = +1: clipped at 1 + ε_high = 1.28, no gradient.
     // ratio 1.5 with Â = −1: min(−1.5, −1.28) = −1.5, unclipped, gradient −Â·ρ/N.
     let old = Tensor::from_slice(&[0.0f64, 0.0]).view([2, 1]);
@@ -85,6 +89,7 @@ fn loss_of(
 
 #[test]
 fn gradient_matches_finite_differences() {
+    common::pin();
     tch::manual_seed(7);
     let (b, c, v) = (2, 3, 5);
     let theta =
@@ -127,11 +132,11 @@ fn gradient_matches_finite_differences() {
 /// step records what it trained on.
 #[test]
 fn a_grpo_step_is_strictly_on_policy() {
+    common::pin();
     use cascade_trainer::grpo::step::grpo_step;
     use cascade_trainer::optim::{AdamW, AdamWConfig};
     use cascade_trainer::toy::bench::ToyTask;
 
-    tch::set_num_threads(1);
     let task = ToyTask::new().expect("toy task");
     let model = task.new_model(5).expect("model");
     let mut optimizer = AdamW::new(model.parameters(), AdamWConfig::default());
@@ -167,10 +172,10 @@ fn a_grpo_step_is_strictly_on_policy() {
 /// the grouped and full passes still agree.
 #[test]
 fn one_token_responses_need_no_response_pass() {
+    common::pin();
     use cascade_trainer::logprobs::{token_logprobs, token_logprobs_grouped, SequenceBatch};
     use cascade_trainer::toy::bench::ToyTask;
 
-    tch::set_num_threads(1);
     let task = ToyTask::new().expect("toy task");
     let model = task.new_model(6).expect("model");
     let prompt = task.tokenizer.encode("1+2=").expect("encode");
@@ -196,6 +201,7 @@ fn one_token_responses_need_no_response_pass() {
 /// ±20 before `exp`, as NeMo-RL does.
 #[test]
 fn kl_against_an_extreme_reference_stays_finite() {
+    common::pin();
     use cascade_trainer::grpo::policy_loss::KL_DELTA_CLAMP;
 
     let logp = Tensor::from_slice(&[-1.0f32, -2.0, -0.5, -3.0])
@@ -225,6 +231,7 @@ fn kl_against_an_extreme_reference_stays_finite() {
 /// T = 1 level, while the untempered model read would be far off.
 #[test]
 fn grpo_trains_on_the_tempered_nucleus_it_sampled_from() {
+    common::pin();
     use cascade_trainer::grpo::step::grpo_step;
     use cascade_trainer::logprobs::{
         token_logprobs, token_logprobs_at, token_logprobs_grouped_at, SamplingDistribution,
@@ -235,7 +242,6 @@ fn grpo_trains_on_the_tempered_nucleus_it_sampled_from() {
     use cascade_trainer::sampling::generate_groups;
     use cascade_trainer::toy::bench::ToyTask;
 
-    tch::set_num_threads(1);
     let task = ToyTask::new().expect("toy task");
     // The 100-step warmed toy model: peaked enough that T and top-p matter.
     let warm = cascade_trainer::toy::assets_dir().with_file_name("toy-qwen2-warm");

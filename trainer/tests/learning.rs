@@ -9,6 +9,9 @@
 //! closed 83 %, 100 %, 97 %) and 30 % of the sampled-reward gap (57 %, 48 %, 43 %).
 //! About 30–60 s on a busy 2-core machine (debug build).
 
+mod common;
+
+use cascade_trainer::numerics::weight_bytes;
 use cascade_trainer::toy::bench::ToyTask;
 use cascade_verifiers::seeded::SplitMix64;
 
@@ -38,6 +41,9 @@ fn run(seed: u64) -> Outcome {
         .grpo(&model, &mut rng, GRPO_STEPS, LR, seed, |_, _| {})
         .expect("grpo");
     let after = task.eval(&model).expect("eval");
+    let mut trajectory = format!("{before:?} {rewards:?} {after:?}").into_bytes();
+    trajectory.extend(weight_bytes(model.parameters()));
+    common::record_trajectory(&trajectory);
     let mean = |s: &[f64]| s.iter().sum::<f64>() / s.len() as f64;
     let outcome = Outcome {
         before,
@@ -51,7 +57,7 @@ fn run(seed: u64) -> Outcome {
 
 #[test]
 fn grpo_raises_the_mean_reward_on_single_digit_addition() {
-    tch::set_num_threads(1);
+    common::pin();
     for seed in SEEDS {
         let o = run(seed);
         // GRPO closes most of what the warm-up left of the greedy gap…
@@ -74,7 +80,7 @@ const SEEDS: [u64; 1] = [0];
 #[test]
 #[ignore]
 fn outcomes_by_seed() {
-    tch::set_num_threads(1);
+    common::pin();
     for seed in 0..8 {
         run(seed);
     }

@@ -12,6 +12,8 @@
 //! and above both collapse within a few steps); `lr_grid` (ignored, ~3 min) prints
 //! the whole grid, plus MOPD with the same 64 samples as 64 prompts × 1.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -242,7 +244,7 @@ fn first_reaching(curve: &[f64], level: f64) -> Option<usize> {
 
 #[test]
 fn mopd_recovers_a_forgotten_domain_within_tens_of_steps() {
-    tch::set_num_threads(1);
+    common::pin();
     let task = ToyTask::new().expect("toy task");
     let (teacher, student) = teacher_and_student(&task);
     let teacher_score = task.eval(&teacher).expect("eval");
@@ -255,6 +257,7 @@ fn mopd_recovers_a_forgotten_domain_within_tens_of_steps() {
 
     let grpo = grpo_curve(&task, &student, BEST_LR);
     let mopd = mopd_curve(&task, &student, &teacher, BEST_LR, (PROMPTS, GROUP));
+    common::record_trajectory(format!("{start:?} {grpo:?} {mopd:?}").as_bytes());
     let recovered = |s: f64| (s - start) / gap;
     eprintln!("teacher {teacher_score:.2}, student start {start:.2}, lr {BEST_LR:e}");
     eprintln!("greedy accuracy on all 100 problems after steps 0..={BUDGET}:");
@@ -303,7 +306,7 @@ fn mopd_recovers_a_forgotten_domain_within_tens_of_steps() {
 #[test]
 #[ignore]
 fn lr_grid() {
-    tch::set_num_threads(1);
+    common::pin();
     let task = ToyTask::new().expect("toy task");
     let (teacher, student) = teacher_and_student(&task);
     eprintln!(

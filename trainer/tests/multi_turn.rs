@@ -19,6 +19,8 @@
 //! driven by its `EnvEpisode`s (guarded environment calls), greedy multi-turn
 //! evaluation by `evaluate`.
 
+mod common;
+
 use std::path::Path;
 use std::time::Instant;
 
@@ -145,7 +147,7 @@ fn grpo_config(tok: &TextTokenizer, seed: i64) -> GrpoConfig {
 
 #[test]
 fn grpo_raises_the_reward_of_look_up_then_answer() {
-    tch::set_num_threads(1);
+    common::pin();
     let started = Instant::now();
     let tok = TextTokenizer::load(&chatml_dir()).expect("tiny-chatml tokenizer");
     let config = ModelConfig::from_file(&chatml_dir().join("config.json")).expect("config");
@@ -188,6 +190,9 @@ fn grpo_raises_the_reward_of_look_up_then_answer() {
         }
     }
     let after = evaluate(&model, &tok, &eval, 96);
+    let mut trajectory = format!("{before:?} {sampled:?} {after:?}").into_bytes();
+    trajectory.extend(cascade_trainer::numerics::weight_bytes(model.parameters()));
+    common::record_trajectory(&trajectory);
     let mean = |s: &[f64]| s.iter().sum::<f64>() / s.len() as f64;
     let (first, last) = (mean(&sampled[..10]), mean(&sampled[GRPO_STEPS - 10..]));
     eprintln!(

@@ -1,6 +1,8 @@
 //! Sharing a prompt's forward pass across its group (sampling and training) gives the
 //! same log-probabilities and gradients as running every row in full.
 
+mod common;
+
 use cascade_trainer::logprobs::{token_logprobs, token_logprobs_grouped, SequenceBatch};
 use cascade_trainer::sampling::{generate, generate_groups, SamplingParams};
 use cascade_trainer::toy::bench::ToyTask;
@@ -8,7 +10,7 @@ use tch::Kind;
 
 #[test]
 fn grouped_logprobs_and_gradients_equal_the_full_pass() {
-    tch::set_num_threads(1);
+    common::pin();
     let task = ToyTask::new().expect("toy");
     let model = task.new_model(3).expect("model");
     // Ragged prompts, groups of 3.

@@ -91,6 +91,7 @@ fn mean(lines: &[Value], key: &str) -> f64 {
 
 #[test]
 fn reward_model_training_then_grpo_against_it_raises_its_reward_with_bounded_kl() {
+    common::pin();
     let out = tempfile::tempdir().expect("temp dir");
     let recipe = recipe("../datasets/rlhf/keyword.train.jsonl", 600);
     let mut printed = Vec::new();
@@ -143,6 +144,7 @@ fn reward_model_training_then_grpo_against_it_raises_its_reward_with_bounded_kl(
 
 #[test]
 fn bad_preference_rows_are_reported_by_line_skipped_and_counted() {
+    common::pin();
     let dir = tempfile::tempdir().expect("temp dir");
     let train = dir.path().join("prefs.jsonl");
     let rows = [

@@ -61,6 +61,7 @@ fn run_into(out: &Path, resume: Resume) -> RunRecord {
 #[test]
 #[ignore]
 fn child_run_for_kill_test() {
+    common::pin();
     if let Ok(out) = std::env::var("CASCADE_KILL_TEST_OUT") {
         run_into(&PathBuf::from(out), Resume::Fresh);
     }
@@ -68,6 +69,7 @@ fn child_run_for_kill_test() {
 
 #[test]
 fn killed_run_resumes_to_the_uninterrupted_result() {
+    common::pin();
     let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let killed = tempfile::tempdir().expect("temp dir");
     let mut child = Command::new(std::env::current_exe().expect("test binary"))
@@ -173,6 +175,7 @@ fn killed_run_resumes_to_the_uninterrupted_result() {
 
 #[test]
 fn a_named_stage_restarts_there_and_forgets_later_ones() {
+    common::pin();
     let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let out = tempfile::tempdir().expect("temp dir");
     let first = run_into(out.path(), Resume::Fresh);
@@ -187,6 +190,7 @@ fn a_named_stage_restarts_there_and_forgets_later_ones() {
 
 #[test]
 fn a_stage_eval_set_is_scored_after_every_stage() {
+    common::pin();
     let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let toy = Path::new(env!("CARGO_MANIFEST_DIR")).join("../recipes/toy.toml");
     let text = std::fs::read_to_string(&toy)
@@ -235,12 +239,14 @@ fn a_stage_eval_set_is_scored_after_every_stage() {
 /// checkpoint per domain.
 #[test]
 fn tiny_recipe_table_shows_learning_forgetting_and_recovery() {
+    common::pin();
     let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../recipes/tiny.toml");
     let recipe = Recipe::load(&path).expect("tiny.toml");
     let out = tempfile::tempdir().expect("temp dir");
     let mut table = Vec::new();
     let record = run_recipe(&recipe, out.path(), Resume::Fresh, &mut table).expect("run");
+    common::record_trajectory(&common::run_trajectory(out.path()));
     let table = String::from_utf8_lossy(&table);
     println!("{table}"); // for `-- --nocapture`
     let names: Vec<&str> = record.stages.iter().map(|s| s.stage.as_str()).collect();
@@ -437,6 +443,7 @@ fn assert_mopd_recovers_what_the_rl_stages_disturbed(
 /// same record, and the GRPO stage after it sees the same policy.
 #[test]
 fn an_sft_stage_redone_replays_exactly() {
+    common::pin();
     let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let toy = Path::new(env!("CARGO_MANIFEST_DIR")).join("../recipes/toy.toml");
     let text = std::fs::read_to_string(&toy).expect("toy.toml");
@@ -475,6 +482,7 @@ fn an_sft_stage_redone_replays_exactly() {
 /// multi-turn domain is evaluated as greedy conversations after every stage.
 #[test]
 fn stages_with_a_multi_turn_environment_run_conversations() {
+    common::pin();
     let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let text = r#"
 [run]

@@ -13,6 +13,8 @@
 //! init draw from libtorch's global generator, which tests running beside them
 //! would draw from too.
 
+mod common;
+
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -60,8 +62,8 @@ fn toy_reward(i: usize, ids: &[i64]) -> f64 {
 /// bit-identical weights. Each early group is handed exactly its final responses.
 #[test]
 fn overlapped_rewards_give_the_serial_step() {
+    common::pin();
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    tch::set_num_threads(1);
     let task = ToyTask::new().expect("toy task");
     let decode = |ids: &[i64]| task.tokenizer.decode(ids).unwrap_or_default();
     let cfg = ragged_config(&task);
@@ -194,8 +196,8 @@ fn assert_same_gradient(whole: &[Vec<f32>], other: &[Vec<f32>], micro: MicroBatc
 /// the gradient of the whole batch in one padded pass (within float rounding).
 #[test]
 fn bucketed_trimmed_micro_batches_give_the_padded_gradient() {
+    common::pin();
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    tch::set_num_threads(1);
     let task = ToyTask::new().expect("toy task");
     let decode = |ids: &[i64]| task.tokenizer.decode(ids).unwrap_or_default();
     let cfg = ragged_config(&task);
@@ -245,8 +247,8 @@ fn bucketed_trimmed_micro_batches_give_the_padded_gradient() {
 /// gradient and the metrics of one padded pass over the batch.
 #[test]
 fn mopd_micro_batches_by_tokens_give_the_padded_gradient() {
+    common::pin();
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    tch::set_num_threads(1);
     let task = ToyTask::new().expect("toy task");
     let decode = |ids: &[i64]| task.tokenizer.decode(ids).unwrap_or_default();
     let prompts: Vec<(String, Vec<i64>)> = toy_prompts(&task)
@@ -306,8 +308,8 @@ fn mopd_micro_batches_by_tokens_give_the_padded_gradient() {
 /// the same way with the same size.
 #[test]
 fn bf16_steps_match_float32_within_rounding() {
+    common::pin();
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    tch::set_num_threads(1);
     let task = ToyTask::new().expect("toy task");
     let decode = |ids: &[i64]| task.tokenizer.decode(ids).unwrap_or_default();
     let cfg = ragged_config(&task);
@@ -367,8 +369,8 @@ fn bf16_steps_match_float32_within_rounding() {
 /// response token, from rows that end at very different steps.
 #[test]
 fn compacting_finished_rows_gives_the_same_samples() {
+    common::pin();
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    tch::set_num_threads(1);
     let task = ToyTask::new().expect("toy task");
     let decode = |ids: &[i64]| task.tokenizer.decode(ids).unwrap_or_default();
     let model = task.new_model(2).expect("model");

@@ -724,7 +724,7 @@ mod tests {
     /// differ) are gathered in order, re-padded, and still trained strictly on-policy.
     #[test]
     fn refilled_groups_keep_their_rows_and_stay_on_policy() {
-        tch::set_num_threads(1);
+        crate::numerics::pin_for_tests();
         let task = ToyTask::new().expect("toy task");
         let model = task.new_model(2).expect("model");
         let decode = |ids: &[i64]| task.tokenizer.decode(ids).unwrap_or_default();
@@ -799,7 +799,7 @@ mod tests {
     #[test]
     #[should_panic(expected = "a trainer bug while scoring")]
     fn a_panic_while_scoring_is_raised_not_read_as_zero_rewards() {
-        tch::set_num_threads(1);
+        crate::numerics::pin_for_tests();
         let task = ToyTask::new().expect("toy task");
         let model = task.new_model(2).expect("model");
         let decode = |ids: &[i64]| task.tokenizer.decode(ids).unwrap_or_default();
@@ -810,6 +810,7 @@ mod tests {
 
     #[test]
     fn filtered_responses_are_left_out_of_group_statistics() {
+        crate::numerics::pin_for_tests();
         // Group 1: rewards 1, 0, (0 unfinished), 1 → stats over 1, 0, 1: mean 2/3,
         // sample std √(((1/3)² + (2/3)² + (1/3)²)/2) = √(1/3).
         // Group 2: only one finished response → zero variance, advantage 0.

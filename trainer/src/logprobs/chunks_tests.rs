@@ -30,7 +30,7 @@ const RESPONSE: i64 = 23;
 
 impl Fixture {
     fn new() -> Self {
-        tch::set_num_threads(1);
+        crate::numerics::pin_for_tests();
         let config = ModelConfig::from_json(CONFIG).expect("config");
         let mut model = Transformer::random(config, Device::Cpu, Kind::Float, 7).expect("model");
         model.set_trainable(true);
@@ -165,6 +165,7 @@ fn grpo_pass(f: &Fixture, pass: PromptPass, memory: PassMemory) -> (Vec<Tensor>,
 
 #[test]
 fn grpo_gradients_are_the_same_chunked_and_whole() {
+    crate::numerics::pin_for_tests();
     let f = Fixture::new();
     let (whole, entropy, loss) = grpo_pass(&f, PromptPass::PerRow, whole());
     let (chunked, c_entropy, c_loss) = grpo_pass(&f, PromptPass::PerRow, keep(positions(4)));
@@ -178,6 +179,7 @@ fn grpo_gradients_are_the_same_chunked_and_whole() {
 
 #[test]
 fn shared_prompt_chunked_gradients_match_the_whole_per_row_pass() {
+    crate::numerics::pin_for_tests();
     let f = Fixture::new();
     let (whole, _, _) = grpo_pass(&f, PromptPass::PerRow, whole());
     let (chunked, _, _) = grpo_pass(&f, PromptPass::SharedByGroup(2), keep(positions(4)));
@@ -186,6 +188,7 @@ fn shared_prompt_chunked_gradients_match_the_whole_per_row_pass() {
 
 #[test]
 fn recomputed_activations_give_the_same_gradients() {
+    crate::numerics::pin_for_tests();
     let f = Fixture::new();
     let (whole, _, loss) = grpo_pass(&f, PromptPass::PerRow, whole());
     for logits in [LogitBudget::unlimited(), positions(4)] {
@@ -232,12 +235,14 @@ fn mopd_pass(f: &Fixture, memory: PassMemory) -> Vec<Tensor> {
 
 #[test]
 fn mopd_gradients_are_the_same_chunked_and_whole() {
+    crate::numerics::pin_for_tests();
     let f = Fixture::new();
     assert_close(&mopd_pass(&f, keep(positions(5))), &mopd_pass(&f, whole()));
 }
 
 #[test]
 fn frozen_passes_join_chunks_into_the_same_logprobs_and_entropy() {
+    crate::numerics::pin_for_tests();
     let f = Fixture::new();
     let dist = SamplingDistribution {
         temperature: 0.6,
@@ -255,6 +260,7 @@ fn frozen_passes_join_chunks_into_the_same_logprobs_and_entropy() {
 
 #[test]
 fn the_budget_sets_positions_per_chunk() {
+    crate::numerics::pin_for_tests();
     let gib = LogitBudget::megabytes(1024);
     assert_eq!(gib.positions(1, 151_936), 1766);
     assert_eq!(gib.positions(8, 151_936), 220);

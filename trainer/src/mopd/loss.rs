@@ -56,6 +56,7 @@ mod tests {
 
     #[test]
     fn weights_are_zeroed_outside_the_gate_not_clipped() {
+        crate::numerics::pin_for_tests();
         let train = Tensor::from_slice(&[-1.0f32, -1.0, -1.0, -1.0]);
         // r = exp(train − sampling) = 1, 3, 0.4, 2
         let sampling = Tensor::from_slice(&[
@@ -74,6 +75,7 @@ mod tests {
 
     #[test]
     fn gradient_is_weighted_advantage_times_score() {
+        crate::numerics::pin_for_tests();
         // One token, r = 1: dL/dlogp = −a/N with a = teacher − train.
         let logp = Tensor::from_slice(&[-2.0f32, -1.0]).set_requires_grad(true);
         let sampling = logp.detach();

@@ -405,6 +405,7 @@ mod tests {
     /// and every importance weight is exactly 1 (read untempered, their mean is 0.85).
     #[test]
     fn same_model_at_temperature_0_4_gives_zero_advantage_and_unit_weights() {
+        crate::numerics::pin_for_tests();
         let task = ToyTask::new().expect("toy task");
         // The 100-step warmed toy model: confident enough that T = 0.7 matters.
         let warm = crate::toy::assets_dir().with_file_name("toy-qwen2-warm");

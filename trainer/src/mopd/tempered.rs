@@ -46,6 +46,7 @@ mod tests {
 
     #[test]
     fn matches_a_softmax_of_scaled_logits() {
+        crate::numerics::pin_for_tests();
         let task = ToyTask::new().expect("toy task");
         let model = task.new_model(3).expect("model");
         let prompt = Tensor::from_slice(&[6i64, 40, 7, 44]).view([1, 4]);

@@ -122,6 +122,11 @@ pub struct RunSettings {
     /// libtorch intra-op threads (default: libtorch's choice). Tiny models on a
     /// busy CPU run far faster with 1: their ops are too small to split.
     pub threads: Option<i32>,
+    /// `"portable"`: the same floating-point path on every x86-64 CPU from AVX2 up, so
+    /// the run's trajectory (and its table) is too; `"native"`: libtorch's fastest for
+    /// this CPU. Unset: whatever the process already pinned, else native. See
+    /// [`crate::numerics`]; `CASCADE_NUMERICS` overrides it.
+    pub numerics: Option<crate::numerics::Numerics>,
     /// Plugin folders or files (relative to the recipe), loaded with those named by
     /// `--plugins` and `CASCADE_PLUGINS`.
     #[serde(default)]

@@ -146,6 +146,7 @@ mod tests {
 
     #[test]
     fn the_score_is_read_at_the_last_token_that_is_not_padding() {
+        crate::numerics::pin_for_tests();
         assert_eq!(score_position(&[5, 6, 7], Some(0)), 2);
         assert_eq!(score_position(&[5, 0, 7, 0, 0], Some(0)), 2);
         assert_eq!(score_position(&[5, 6, 0], None), 2);

@@ -65,6 +65,8 @@ pub enum RunError {
     Io { path: PathBuf, message: String },
     #[error("cannot resume: {0}")]
     Resume(String),
+    #[error(transparent)]
+    Numerics(#[from] crate::numerics::NumericsError),
 }
 
 impl RunError {
@@ -100,6 +102,10 @@ pub fn run(
     opts: &RunOptions,
     out: &mut dyn Write,
 ) -> Result<RunRecord, RunError> {
+    if let Some(numerics) = recipe.run.numerics {
+        // Before the first tensor operation, which validation may already run.
+        crate::numerics::pin(numerics)?;
+    }
     recipe.validate(registry)?;
     let device = prepare_device(recipe)?;
     let tokenizer = TextTokenizer::load(&recipe.tokenizer_dir())?;
@@ -160,6 +166,15 @@ pub fn run(
 /// libtorch's thread count and the device the recipe asks for.
 fn prepare_device(recipe: &Recipe) -> Result<tch::Device, RunError> {
     if let Some(threads) = recipe.run.threads {
+        if threads != 1 && crate::numerics::in_force() == Some(crate::numerics::Numerics::Portable)
+        {
+            // A parallel reduction's order depends on the thread count.
+            return Err(RecipeError::Invalid {
+                key: "run.threads".into(),
+                message: "portable numerics run on 1 thread".into(),
+            }
+            .into());
+        }
         tch::set_num_threads(threads);
     }
     let device = recipe

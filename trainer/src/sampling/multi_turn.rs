@@ -356,7 +356,7 @@ mod tests {
     /// computes, so the GRPO update is on-policy (drift is rounding).
     #[test]
     fn conversations_lay_out_their_turns_and_train_on_policy() {
-        tch::set_num_threads(1);
+        crate::numerics::pin_for_tests();
         let task = ToyTask::new().expect("toy task");
         let warm = crate::toy::assets_dir().with_file_name("toy-qwen2-warm");
         let mut model =
@@ -418,7 +418,7 @@ mod tests {
     /// and the episodes the rollout stopped are told, their rows unfinished.
     #[test]
     fn limits_stop_conversations_and_say_so() {
-        tch::set_num_threads(1);
+        crate::numerics::pin_for_tests();
         let task = ToyTask::new().expect("toy task");
         let warm = crate::toy::assets_dir().with_file_name("toy-qwen2-warm");
         let model = Transformer::load(&warm, tch::Device::Cpu, Kind::Float).expect("model");

@@ -13,7 +13,7 @@ fn max_diff(a: &Tensor, b: &Tensor) -> f64 {
 
 #[test]
 fn chunked_prefill_gives_the_same_logits_and_cache_as_one_pass() {
-    tch::set_num_threads(1);
+    crate::numerics::pin_for_tests();
     let config = ModelConfig::from_json(TINY_TEST_CONFIG).expect("config");
     let model = Transformer::random(config, Device::Cpu, Kind::Float, 3).expect("model");
     let prompts: Vec<Vec<i64>> = [41usize, 17, 30]

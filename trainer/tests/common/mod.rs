@@ -1,5 +1,6 @@
-//! Shared by the integration tests: the torch venv's python and the tiny reference
-//! checkpoints it makes (once per test binary).
+//! Shared by the integration tests: pinned numerics and trajectory hashes for the tests
+//! that train, the torch venv's python and the tiny reference checkpoints it makes
+//! (once per test binary).
 
 #![allow(dead_code)]
 
@@ -70,18 +71,76 @@ pub fn transformers_reload_diff(dir: &Path, reference_path: &Path, name: &str) -
     report["max_abs_diff"].as_f64().expect("number")
 }
 
-/// Runs `recipe` from scratch into `out`, the printed tables into `printed`.
+/// What every test that trains calls before any tensor operation: portable numerics
+/// (`cascade_trainer::numerics`: ATen's AVX2 kernels, MKL's `COMPATIBLE,STRICT` branch,
+/// oneDNN capped at AVX2, one thread), so that its trajectory, and so its assertion, is
+/// the same on every x86-64 CPU from AVX2 up. `CASCADE_NUMERICS=native` lifts the pin
+/// (`scripts/numerics_matrix.sh` compares both).
+pub fn pin() {
+    cascade_trainer::numerics::pin_for_tests();
+}
+
+/// Appends this test's trajectory hash (`data`: its metrics and final weights) to
+/// `CASCADE_TRAJECTORY_HASH_FILE` when set, named after the test (its thread's name).
+pub fn record_trajectory(data: &[u8]) {
+    let thread = std::thread::current();
+    let name = thread.name().unwrap_or("main");
+    cascade_trainer::numerics::record_trajectory(name, data);
+}
+
+/// A run's trajectory: its metrics lines without wall-clock or memory figures, and the
+/// bytes of every checkpoint's weights.
+pub fn run_trajectory(out: &Path) -> Vec<u8> {
+    let mut data = Vec::new();
+    for mut line in metrics(out) {
+        if let Some(fields) = line.as_object_mut() {
+            fields.retain(|k, _| !(k.ends_with("_s") || k.contains("rss") || k.contains("mem")));
+        }
+        data.extend(line.to_string().bytes());
+    }
+    let mut weights: Vec<PathBuf> = walk(&out.join("checkpoints"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "safetensors"))
+        .collect();
+    weights.sort();
+    for path in weights {
+        data.extend(std::fs::read(&path).expect("checkpoint"));
+    }
+    data
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(walk(&path));
+        } else {
+            found.push(path);
+        }
+    }
+    found
+}
+
+/// Runs `recipe` from scratch into `out` (numerics pinned first), the printed tables
+/// into `printed`, and records the run's trajectory hash.
 pub fn run_fresh(
     recipe: &cascade_trainer::recipe::Recipe,
     out: &Path,
     printed: &mut Vec<u8>,
 ) -> cascade_trainer::runner::record::RunRecord {
+    pin();
     let registry = cascade_envs::Registry::discover().expect("registry");
     let options = cascade_trainer::runner::RunOptions {
         output: out.to_owned(),
         resume: cascade_trainer::runner::Resume::Fresh,
     };
-    cascade_trainer::runner::run(recipe, &registry, &options, printed).expect("run")
+    let record = cascade_trainer::runner::run(recipe, &registry, &options, printed).expect("run");
+    record_trajectory(&run_trajectory(out));
+    record
 }
 
 /// A run's `metrics.jsonl`, one value per line.
