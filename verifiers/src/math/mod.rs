@@ -118,9 +118,11 @@ mod equivalence;
 mod exact;
 mod expr;
 mod extract;
+mod hedge;
 mod lexer;
 pub mod limits;
 mod matrix;
+mod named;
 mod normal;
 mod numeric;
 mod parser;
@@ -188,6 +190,13 @@ pub fn check_with(response: &str, gold: &str, options: &MathOptions) -> MathVerd
         Extraction::EmptyBox => return no_answer("the last \\boxed{} is empty"),
         Extraction::NotFound => {
             return no_answer("no boxed answer, answer phrase or final expression")
+        }
+        Extraction::Truncated(why) => return no_answer(&why.to_string()),
+        Extraction::CutOffBox => return no_answer("the last \\boxed{ is cut off (never closed)"),
+        Extraction::Hedged(values) => {
+            return no_answer(&format!(
+                "hedged: several boxed values under conditions ({values}), not one answer"
+            ))
         }
     };
     let mut verdict = equivalent_with(&text, gold, options);

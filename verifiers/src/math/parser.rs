@@ -42,7 +42,11 @@ pub fn parse(src: &str) -> Result<Parsed, ParseError> {
         return Err(ParseError::Limit(LimitHit::AnswerTooLong));
     }
     let converted = super::unicode::to_latex(src);
-    let src: &str = &converted;
+    // `\angle C = 60^\circ`, `\gcd(84, 126) = 42`: the value; `60 \mathrm{~km} /
+    // \mathrm{h}`: units as plain text, which `units` reads.
+    let named = super::named::named_value(&converted).unwrap_or(&converted);
+    let plain = super::units::plain_unit_wrappers(named);
+    let src: &str = &plain;
     if let Some(groups) = solution_groups(src) {
         return Ok(groups);
     }
@@ -795,7 +799,9 @@ impl Parser {
             self.pos = save;
         }
         // `0.\overline{3}`, `0.1\overline{6}`: a repeating decimal.
-        if n.decimal && n.exp10 == 0 && self.is_cmd("overline") {
+        // `\bar` and `\dot` are the same notation (`0.\bar{6}`, `0.58\dot{3}`).
+        let repeat = ["overline", "bar", "dot"].iter().any(|c| self.is_cmd(c));
+        if n.decimal && n.exp10 == 0 && repeat {
             if let Some(Tok::Num(block)) = self.peek_at(2).cloned() {
                 if self.peek_at(1) == Some(&Tok::LBrace)
                     && self.peek_at(3) == Some(&Tok::RBrace)
