@@ -311,6 +311,10 @@ fn only_separators(between: &str) -> bool {
             return true;
         }
     }
+    // `\\boxed{5} for part (a) and \\boxed{7}`: only connective words between.
+    if between.split_whitespace().all(connective_word) {
+        return true;
+    }
     let Some(mut rest) = without_connective_text(between) else {
         return false;
     };
@@ -330,10 +334,7 @@ fn without_connective_text(between: &str) -> Option<String> {
         out.push_str(&rest[..at]);
         let body = &rest[at + 6..];
         let close = body.find('}')?;
-        let connective = body[..close].split_whitespace().all(|w| {
-            matches!(w, "and" | "or" | "for" | "part" | ",")
-                || (w.len() == 3 && w.starts_with('(') && w.ends_with(')'))
-        });
+        let connective = body[..close].split_whitespace().all(connective_word);
         if !connective {
             return None;
         }
@@ -342,6 +343,13 @@ fn without_connective_text(between: &str) -> Option<String> {
     }
     out.push_str(rest);
     Some(out)
+}
+
+/// A word that only joins answers (`and`, `for`, `part`, `(a)`).
+fn connective_word(w: &str) -> bool {
+    let w = w.trim_end_matches(',');
+    matches!(w, "and" | "or" | "for" | "part" | "")
+        || (w.len() == 3 && w.starts_with('(') && w.ends_with(')'))
 }
 
 /// The argument of a box command: a braced group, or a bare token (`\boxed 5`).
@@ -977,6 +985,34 @@ mod tests {
             Extraction::CutOffBox
         );
         assert_eq!(ext("\\boxed 5 and \\boxedx{"), Some("5".into()));
+    }
+
+    #[test]
+    fn only_the_final_answer_is_read_and_its_last_statement_wins() {
+        assert_eq!(ext("<think>so \\boxed{8}</think>Answer: 6"), Some("6".into()));
+        assert_eq!(ext("<think>so \\boxed{8}</think>\n#### 6"), Some("6".into()));
+        assert_eq!(
+            ext("<think>\\boxed{8}</think>The answer is $6$ hours."),
+            Some("6".into())
+        );
+        assert_eq!(
+            ext("<think>So the answer is 40.</think>The total is\n\\[ 42 \\]"),
+            Some("42".into())
+        );
+        assert_eq!(
+            extract_answer("<think>so \\boxed{8}"),
+            Extraction::Truncated(Truncation::UnclosedThink)
+        );
+        assert_eq!(ext("\\boxed{8}. Rechecking, Answer: 6"), Some("6".into()));
+        assert_eq!(ext("\\boxed{12}\n\nThe answer is correct."), Some("12".into()));
+        assert_eq!(
+            ext("Check each.\nThe correct option is **(C) 12**."),
+            Some("(C) 12".into())
+        );
+        assert_eq!(
+            ext("Answer: 16 days<\u{ff5c}end\u{2581}of\u{2581}sentence\u{ff5c}>"),
+            Some("16 days".into())
+        );
     }
 
     #[test]

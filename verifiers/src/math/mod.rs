@@ -314,6 +314,14 @@ fn decide(
             };
         }
     }
+    // `(C) 12` ("The correct option is **(C) 12**") against a value: the value.
+    if !matches!(&g.expr, Expr::Text(t) if t.len() == 1) {
+        if let Some((_, value, true)) = parser::split_choice(answer) {
+            if !value.trim().is_empty() {
+                return decide(value, gold, options, budget, out);
+            }
+        }
+    }
     let a = match parse(answer) {
         Ok(p) => p,
         Err(ParseError::Limit(l)) => return Outcome::Undecidable(l),

@@ -30,8 +30,18 @@ const MODULO: [&str; 4] = ["\\bmod", "\\pmod", "\\mod", "\\operatorname{mod}"];
 /// for any other text (one `=` only, no inequality).
 pub(super) fn named_value(src: &str) -> Option<&str> {
     let (lhs, rhs) = src.split_once('=')?;
-    if rhs.contains('=') || rhs.trim().is_empty() || lhs.contains(['<', '>', '!', ',']) {
+    if rhs.contains('=') || rhs.trim().is_empty() || lhs.contains(['<', '>', '!']) {
         return None;
+    }
+    // A comma outside brackets (`a, \max b = 4`) is a list, not one named side.
+    let mut depth = 0i32;
+    for c in lhs.chars() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => return None,
+            _ => {}
+        }
     }
     let lhs = lhs.trim_start().trim_start_matches('$');
     let opens = NAMERS.iter().any(|n| {

@@ -142,7 +142,7 @@ pub fn keys(words: &[String]) -> Vec<String> {
 
 /// A plain-text unit phrase at the end of an answer, after a value.
 static TRAILING_UNIT: LazyLock<Regex> = LazyLock::new(|| {
-    let power = r"(?:\s*(?:\^\s*\{?\s*([23])\s*\}?|([²³])))?";
+    let power = r"(?:\s*(?:\^\s*\{?\s*(-?[1-9])\s*\}?|([²³])))?";
     let unit = format!(r"(?:(sq|square|cubic|cu)\.?\s+)?([A-Za-z]+)\.?{power}");
     let rate = format!(r"(?:\s*(?:/|\s+per\s+)\s*([A-Za-z]+){power})?");
     Regex::new(&format!(r"^(.*?(?:[0-9}})π%]|\\pi))(\s*){unit}{rate}\s*$"))
@@ -194,7 +194,7 @@ pub fn split_trailing(src: &str) -> Option<(&str, Vec<String>)> {
 }
 
 /// Text wrappers whose content may be a unit (`\mathrm{~km}`, `\text{ s}`).
-const WRAPPERS: [&str; 5] = ["\mathrm{", "\text{", "\textrm{", "\mbox{", "\rm{"];
+const WRAPPERS: [&str; 5] = ["\\mathrm{", "\\text{", "\\textrm{", "\\mbox{", "\\rm{"];
 
 /// `src` with every text wrapper that holds only a unit phrase written as plain text:
 /// `60 \mathrm{~km} / \mathrm{h}` → `60  km /  h`, `2 \text{ s}` → `2  s`, so that
