@@ -31,10 +31,14 @@ impl Environment for AdditionEnv {
     }
 
     fn score(&self, sample: &Sample) -> Reward {
-        match (sample.str_field("answer"), sample.response()) {
-            (Ok(answer), Ok(response)) => Reward::pass_fail(response.trim() == answer.trim())
+        let answer = match sample.str_field("answer") {
+            Ok(answer) => answer,
+            Err(e) => return Reward::error(e.to_string()),
+        };
+        match sample.final_answer() {
+            Ok(response) => Reward::pass_fail(response.trim() == answer.trim())
                 .with("extracted", response.trim()),
-            (Err(e), _) | (_, Err(e)) => Reward::error(e.to_string()),
+            Err(e) => Reward::error(e.to_string()),
         }
     }
 }
@@ -53,6 +57,9 @@ mod tests {
     fn rewards_exactly_the_sum() {
         assert_eq!(AdditionEnv.score(&sample("7", " 7\n")).score, 1.0);
         assert_eq!(AdditionEnv.score(&sample("7", "7.0")).score, 0.0);
+        assert_eq!(AdditionEnv.score(&sample("7", "<think>8?</think>7")).score, 1.0);
+        let cut = AdditionEnv.score(&sample("7", "<think>7"));
+        assert!(cut.error_message().unwrap().contains("truncated"));
         assert!(AdditionEnv
             .score(&Sample::new(serde_json::json!({"id": "1"})))
             .error_message()

@@ -89,7 +89,8 @@ impl CodeEnv {
 
     fn judge(&self, sample: &Sample) -> Result<Judgement, ScoreError> {
         let task = CodeTask::try_from(sample)?;
-        let response = sample.response()?;
+        // The final answer only: a response cut off while thinking is an error.
+        let response = sample.final_answer()?;
         let total = match &task.tests {
             Tests::Stdio(cases) => cases.len(),
             Tests::Assert { .. } => 1,
@@ -214,6 +215,21 @@ mod tests {
         let messages = bare.prompt(&row).unwrap();
         assert_eq!(messages.len(), 1);
         assert_eq!(messages[0].content, "Print 3.");
+    }
+
+    #[test]
+    fn only_the_final_answer_holds_the_program() {
+        let env = CodeEnv::new(CodeConfig::default()).unwrap();
+        let row = |response: &str| {
+            Sample::new(serde_json::json!({"id": "t", "language": "python", "response": response,
+                "tests": {"kind": "stdio", "cases": [{"input": "", "output": "1"}]}}))
+        };
+        // Code drafted only in the thinking is not run: the answer has none.
+        let closed = env.score(&row("<think>```python\nprint(1)\n```</think>Done."));
+        assert_eq!(closed.details["verdict"], "no_code");
+        let cut = env.score(&row("<think>```python\nprint(1)\n```"));
+        assert_eq!(cut.score, 0.0);
+        assert!(cut.error_message().unwrap().contains("truncated"), "{cut:?}");
     }
 
     #[test]

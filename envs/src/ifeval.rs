@@ -5,6 +5,9 @@
 //! or, with `fractional = true`, the share of instructions followed, as open-instruct
 //! uses for IF-RL; `loose = true` grades with the loose variants instead.
 //! `details.strict` and `details.loose` always hold one boolean per instruction.
+//! Only the final answer is graded (the text after the last `</think>`, as Gym grades
+//! the final message); a response cut off while thinking is reward 0 with
+//! `details.error`.
 
 use cascade_datasets::ifeval::IfevalRow;
 use cascade_verifiers::ifeval::{evaluate, parse_list};
@@ -53,7 +56,7 @@ impl IfevalEnv {
 
     fn try_score(&self, sample: &Sample) -> Result<Reward, ScoreError> {
         sample.validate_common()?;
-        let response = sample.response()?;
+        let response = sample.final_answer()?;
         let row = IfevalRow::try_from(sample)?;
         let instructions = parse_list(&row.instruction_ids, &row.kwargs)?;
         let verdicts = evaluate(&instructions, response);
@@ -130,6 +133,18 @@ mod tests {
         );
         assert_eq!(r.score, 0.0);
         assert_eq!(r.details["strict"], json!([false, false]));
+    }
+
+    #[test]
+    fn only_the_final_answer_is_graded() {
+        let ok = "the sky is blue and the grass is green today";
+        let closed = format!("<think>Hmm, Commas? Let me think, OK.</think>\n{ok}");
+        assert_eq!(score(IfevalConfig::default(), row(&closed)).score, 1.0);
+        let inside = format!("<think>{ok}</think>The Sky, Blue.");
+        assert_eq!(score(IfevalConfig::default(), row(&inside)).score, 0.0);
+        let cut = score(IfevalConfig::default(), row(&format!("<think>{ok}")));
+        assert_eq!(cut.score, 0.0);
+        assert!(cut.error_message().unwrap().contains("truncated"));
     }
 
     #[test]

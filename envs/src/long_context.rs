@@ -162,7 +162,16 @@ impl Environment for LongContextEnv {
                 .with("token_length", length)
                 .with("max_context_tokens", self.config.max_context_tokens);
         }
-        let response = sample.response().unwrap_or_default();
+        // The final answer only: an answer written inside the thinking is no answer, and
+        // MRCR's prefix is checked at the start of the final answer.
+        let response = match sample.final_answer() {
+            Ok(text) => text,
+            Err(e) => {
+                return Reward::error(e.to_string())
+                    .with("task", task)
+                    .with("token_length", length)
+            }
+        };
         let reward = match (&row.answer, response.len()) {
             (Answer::Items(_) | Answer::Nodes(_), n) if n > MAX_RESPONSE_BYTES => {
                 too_long(format!("the response is {n} bytes, over the {MAX_RESPONSE_BYTES}-byte limit of this grader"))

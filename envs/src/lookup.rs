@@ -94,11 +94,16 @@ impl LookupEnv {
     fn verdict(live: &Live, turn: &str) -> Reward {
         let answer = visible_text(turn).trim();
         let expected = live.row.table.get(&live.row.key).and_then(Value::as_str);
-        Reward::pass_fail(live.looked_up && expected == Some(answer))
+        let mut reward = Reward::pass_fail(live.looked_up && expected == Some(answer))
             .with("answer", answer)
             .with("expected", expected)
             .with("calls", live.calls)
-            .with("looked_up", live.looked_up)
+            .with("looked_up", live.looked_up);
+        // Cut off while thinking: no final answer, which every env reports as an error.
+        if let Err(why) = cascade_verifiers::final_answer::final_answer(turn).answer() {
+            reward.set("error", why.to_string());
+        }
+        reward
     }
 
     /// The model turns of a recorded sample: the assistant messages of `messages`,
@@ -228,6 +233,18 @@ mod tests {
         assert_eq!(reward.score, 1.0, "{reward:?}");
         assert_eq!(reward.details["looked_up"], true);
         assert_eq!(session.messages.len(), 4);
+    }
+
+    #[test]
+    fn an_answer_cut_off_while_thinking_is_an_error() {
+        let env = LookupEnv::default();
+        let mut session = guard_start(&env, &row()).expect("starts");
+        guard_step(&env, &mut session, &call("c"));
+        let Turn::Done(reward) = guard_step(&env, &mut session, "<think>It is 7").turn else {
+            panic!("a turn without calls ends the conversation");
+        };
+        assert_eq!(reward.score, 0.0);
+        assert!(reward.error_message().unwrap().contains("truncated"), "{reward:?}");
     }
 
     #[test]

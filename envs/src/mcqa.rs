@@ -25,7 +25,9 @@
 mod patterns;
 mod row;
 
-use cascade_verifiers::mcqa::{extract_with_patterns, Choices, GradingMode, MAX_ANSWER_BYTES};
+use cascade_verifiers::mcqa::{
+    extract_with_patterns, Choices, GradingMode, NoAnswer, MAX_ANSWER_BYTES,
+};
 use cascade_verifiers::{FieldError, Reward, Sample};
 use serde::Deserialize;
 use serde_json::Value;
@@ -169,6 +171,10 @@ impl Environment for McqaEnv {
             .with("verdict", verdict);
         if let Err(reason) = &found.answer {
             reward.set("reason", reason.to_string());
+            // Cut off while thinking: no final answer, which every env reports as an error.
+            if let NoAnswer::Truncated(why) = reason {
+                reward.set("error", why.to_string());
+            }
         }
         if found.by_pattern {
             reward.set("extracted_by", "output_regex");

@@ -4,7 +4,7 @@
 
 use cascade_sandboxes::SandboxError;
 use cascade_verifiers::ifeval::IfevalError;
-use cascade_verifiers::{FieldError, Reward};
+use cascade_verifiers::{AnswerError, FieldError, Reward};
 use thiserror::Error;
 
 use crate::swe::{BackendError, SnapshotError};
@@ -14,6 +14,9 @@ pub enum ScoreError {
     /// A field of the sample is missing or of the wrong type.
     #[error(transparent)]
     Field(#[from] FieldError),
+    /// No final answer to grade: a bad `response`, or one cut off while thinking.
+    #[error(transparent)]
+    Answer(#[from] AnswerError),
     /// The sandbox could not run the program at all (not a verdict on the program).
     #[error(transparent)]
     Sandbox(#[from] SandboxError),

@@ -20,6 +20,7 @@
 
 mod row;
 
+use cascade_verifiers::final_answer::final_answer;
 use cascade_verifiers::structured_output::{check, ResponseMode, StructuredTask};
 use cascade_verifiers::{FieldError, Reward, Sample};
 use serde::Deserialize;
@@ -133,7 +134,12 @@ impl Environment for StructuredOutputEnv {
             ResponseMode::Text => "text",
             ResponseMode::ToolCall { .. } => "tool_call",
         };
-        check(&self.task(row), &answer).with("response_mode", Value::from(mode))
+        let mut reward = check(&self.task(row), &answer).with("response_mode", Value::from(mode));
+        // Cut off while thinking: no final answer, which every env reports as an error.
+        if let Err(why) = final_answer(&answer.text).answer() {
+            reward.set("error", why.to_string());
+        }
+        reward
     }
 }
 
@@ -201,6 +207,21 @@ mod tests {
         assert_eq!(score("strict=row", json!(false)), 1.0);
         assert_eq!(score("strict=always", json!(false)), 0.0);
         assert_eq!(score("strict=never", json!(true)), 1.0);
+    }
+
+    #[test]
+    fn thinking_mode_responses() {
+        let env = StructuredOutputEnv::default();
+        let schema = "{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"integer\"}}, \"required\": [\"a\"]}";
+        let score = |response: &str| {
+            env.score(&sample(json!({"id": "a", "response": response, "schema_str": schema})))
+        };
+        assert_eq!(score("<think>{\"a\": \"x\"}</think>\n{\"a\": 1}").score, 1.0);
+        assert_eq!(score("<think>{\"a\": 1}</think>\n{\"a\": \"x\"}").score, 0.0);
+        let cut = score("<think>so {\"a\": 1}");
+        assert_eq!(cut.score, 0.0);
+        assert_eq!(cut.details["error_type"], "no_output");
+        assert!(cut.error_message().unwrap().contains("truncated"), "{cut:?}");
     }
 
     #[test]

@@ -211,7 +211,8 @@ impl SweEnv {
     fn try_score(&self, sample: &Sample, timings: &mut Timings) -> Result<Reward, ScoreError> {
         sample.validate_common()?;
         let task = SweRow::try_from(sample)?;
-        let response = sample.response()?;
+        // The final answer only: a diff drafted in the thinking is not applied.
+        let response = sample.final_answer()?;
         let source = self.base_dir.join(&task.repo);
 
         let started = Instant::now();
@@ -494,6 +495,17 @@ mod tests {
             "File /repo/x.py at 0x… in /tmp/cascade-tmp-X/f 0x1"
         );
         assert_eq!(sanitise_log("abcdef", work, 3), "[…]def");
+    }
+
+    #[test]
+    fn a_diff_inside_unclosed_thinking_is_not_applied() {
+        let env = SweEnv::new(&EnvConfig::default()).unwrap();
+        let s = Sample::new(serde_json::json!({"id": "a", "repo": "r",
+            "response": "<think>```diff\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n```",
+            "fail_to_pass": ["t.py::a"], "pass_to_pass": []}));
+        let r = env.score(&s);
+        assert_eq!(r.score, 0.0);
+        assert!(r.error_message().unwrap().contains("truncated"), "{r:?}");
     }
 
     #[test]

@@ -127,10 +127,20 @@ impl Environment for ToolCallEnv {
             Err(e) => return Reward::error(e.to_string()),
         };
         let (source, calls) = predicted_calls(sample, &row);
+        // A text turn cut off while thinking has no final answer: an error.
+        let truncated = match (source, sample.final_answer()) {
+            ("response", Err(e)) => Some(e.to_string()),
+            _ => None,
+        };
         let base = |r: Reward| {
-            r.with("source", source)
+            let r = r
+                .with("source", source)
                 .with("reference", row.reference.field())
-                .with("expected", row.expected.len())
+                .with("expected", row.expected.len());
+            match &truncated {
+                Some(e) => r.with("error", e.as_str()),
+                None => r,
+            }
         };
         let calls = match calls {
             Ok(calls) => calls,

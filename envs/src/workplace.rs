@@ -27,7 +27,8 @@ pub mod row;
 use std::path::PathBuf;
 
 use cascade_verifiers::workplace::{first_difference, seed, Call, Workplace};
-use cascade_verifiers::{FieldError, Reward, Sample};
+use cascade_verifiers::final_answer::final_answer;
+use cascade_verifiers::{AnswerError, FieldError, Reward, Sample};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -147,6 +148,12 @@ impl WorkplaceEnv {
         sample.str_field("id")?;
         let row = WorkplaceRow::try_from(sample)?;
         let predicted = calls::predicted(sample, self.max_calls)?;
+        // A text response cut off while thinking has no final answer: an error.
+        if predicted.source == "response" {
+            if let Err(AnswerError::Truncated(why)) = sample.final_answer() {
+                return Ok(Reward::error(why.to_string()));
+            }
+        }
         if predicted.calls.len() > self.max_calls {
             return Ok(self
                 .too_many(predicted.calls.len())
@@ -229,6 +236,9 @@ impl MultiTurnEnvironment for WorkplaceEnv {
         let Some(live) = session.state_mut::<Live>() else {
             return Turn::Done(Reward::error("the session was not started by workplace"));
         };
+        if let Err(why) = final_answer(model_turn).answer() {
+            return Turn::Done(Reward::error(why.to_string()));
+        }
         let calls = calls::hermes(model_turn, self.max_calls);
         if calls.is_empty() {
             let log = std::mem::take(&mut live.log);

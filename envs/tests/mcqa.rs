@@ -40,10 +40,10 @@ fn ten_megabyte_responses_are_read_from_their_end() {
     let unclosed = score(row(&"\\boxed{".repeat(1 << 20)));
     assert_eq!(unclosed.details["reason"], "no \\boxed{} answer");
     let thinking = score(row(&"<think>".repeat(1 << 20)));
-    assert_eq!(
-        thinking.details["reason"],
-        "the <think> block is never closed"
-    );
+    assert!(thinking.details["reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("truncated"));
     let answers = score(row(&"Answer: ".repeat(1 << 20)));
     assert_eq!(answers.details["verdict"], "no_answer");
 }

@@ -620,6 +620,160 @@ def gen_issue13():
         response="Testing each region.\nThe solution set is $x \\le -2$ or $x \\ge 4$.")
 
 
+# Issue 36: reasoning-model outputs. Written from the classes' descriptions: where the
+# final answer is (after the last </think>; a cut-off thinking block has none), hedges,
+# cut-off boxes, end-of-turn tokens, and the answer forms reasoning models write.
+THINK = "<think>\nLet me work through this. {draft}\nWait, let me double-check that step.\n</think>\n\n"
+EOS = "<\uff5cend\u2581of\u2581sentence\uff5c>"
+
+
+def think(draft, final):
+    return THINK.format(draft=draft) + final
+
+
+ISSUE36_RESPONSES = {
+    # A candidate inside closed thinking never beats the final answer.
+    "think_final": [
+        (think("So it is $\\boxed{8}$.", "Answer: 6"), "6", True),
+        (think("So it is $\\boxed{8}$.", "Answer: 6"), "8", False),
+        (think("Then $x = \\boxed{12}$ maybe.", "#### 15"), "15", True),
+        (think("Then $x = \\boxed{12}$ maybe.", "#### 15"), "12", False),
+        (think("I get \\boxed{40} hours.", "The answer is $45$ hours."), "45", True),
+        (think("I get \\boxed{40} hours.", "The answer is $45$ hours."), "40", False),
+        (think("So the answer is 40.", "The total is\n\\[ 42 \\]"), "42", True),
+        (think("So the answer is 40.", "The total is\n\\[ 42 \\]"), "40", False),
+        (think("Maybe \\boxed{7}.", "Therefore, there are 9 ways."), "9", True),
+        (think("Maybe \\boxed{7}.", "Therefore, there are 9 ways."), "7", False),
+        (think("Maybe 3/4.", "So the probability is $\\boxed{\\frac{3}{5}}$."), "\\frac{3}{5}", True),
+        (think("Maybe 3/4.", "So the probability is $\\boxed{\\frac{3}{5}}$."), "\\frac{3}{4}", False),
+        (think("The roots are 1 and 2.", "**Final Answer**\n\\[\\boxed{1, 3}\\]"), "1, 3", True),
+        ("Template opened the thinking. \\boxed{5}\n</think>\nSo the answer is $\\boxed{4}$.", "4", True),
+        ("Template opened the thinking. \\boxed{5}\n</think>\nSo the answer is $\\boxed{4}$.", "5", False),
+    ],
+    # Cut off while thinking: no final answer, whatever the thinking holds.
+    "truncated_think": [
+        ("<think>\nTrying small cases gives $\\boxed{17}$. But wait", "17", False),
+        ("<think>\nSo the answer is 180... wait", "180", False),
+        ("<think>\nFirst \\boxed{3}. Then \\boxed{4}. Let me recount the", "4", False),
+        ("<think>\nThe area is $\\boxed{24}$.\n\n**Final Answer**\n\\boxed{24}", "24", False),
+        ("<think>\nMaybe 12.</think>\nThe answer is 12.\n<think>\nActually, let me verify \\boxed{12}", "12", False),
+        ("<|channel|>analysis<|message|>So the answer is \\boxed{9}.", "9", False),
+        ("<think>\nHence \\boxed{2}.<|im_end|>", "2", False),
+    ],
+    # The last box is cut off: no answer, never a fallback to an earlier box.
+    "cut_box": [
+        (think("It is \\boxed{130}.", "So the answer is $\\boxed{13"), "130", False),
+        (think("It is \\boxed{130}.", "So the answer is $\\boxed{13"), "13", False),
+        ("We find \\boxed{7} first, and the final count is \\boxed{\\frac{7}{", "7", False),
+    ],
+    # Several values, each under a condition: a hedge, no answer.
+    "hedge": [
+        (think("Two readings.", "The count is \\boxed{175} if rotations are distinct, and \\boxed{180} if they are not."), "180", False),
+        (think("Two readings.", "The count is \\boxed{175} if rotations are distinct, and \\boxed{180} if they are not."), "175", False),
+        ("If the order matters, the answer is $\\boxed{12}$; otherwise it is $\\boxed{6}$.", "6", False),
+        ("$\\boxed{2}$ when $a > 0$ and $\\boxed{-2}$ when $a < 0$.", "2", False),
+        # Corrections and multi-part answers are not hedges.
+        ("We get \\boxed{3}. If we re-check the sum, we get \\boxed{4}.", "4", True),
+        ("\\boxed{5} for part (a) and \\boxed{7} for part (b).", "5, 7", True),
+    ],
+    # End-of-turn tokens of common families end the answer.
+    "end_tokens": [
+        (think("16?", "Answer: 16 days" + EOS), "16", True),
+        (think("16?", "So the answer is $\\boxed{16}$.<|im_end|>\n<|im_start|>user\n\\boxed{3}"), "16", True),
+        (think("16?", "The answer is 16.<|eot_id|>"), "16", True),
+        ("<|channel|>analysis<|message|>maybe \\boxed{9}<|end|><|start|>assistant<|channel|>final<|message|>The answer is $\\boxed{8}$.<|return|>", "8", True),
+        ("<|channel|>analysis<|message|>maybe \\boxed{9}<|end|><|start|>assistant<|channel|>final<|message|>The answer is $\\boxed{8}$.<|return|>", "9", False),
+        ("The answer is \\boxed{21}.<extra_id_1>User\n\\boxed{5}", "21", True),
+    ],
+    # A bold option statement.
+    "bold_option": [
+        (think("Check each option.", "The correct option is **(C) 12**."), "12", True),
+        (think("Check each option.", "The correct option is **(C) 12**."), "C", True),
+        (think("Check each option.", "The correct option is **(B) 10**."), "12", False),
+        (think("Check each option.", "The correct option is **(B) 10**."), "C", False),
+    ],
+}
+
+ISSUE36_FORMS = {
+    # Units in gold answers: the number is compared; a different unit is wrong.
+    "gold_units": [
+        ("60 \\mathrm{~km} / \\mathrm{h}", "60", True),
+        ("60 \\mathrm{~km} / \\mathrm{h}", "60 km/h", True),
+        ("60 \\mathrm{~km} / \\mathrm{h}", "60 \\text{ km/h}", True),
+        ("60 \\mathrm{~km} / \\mathrm{h}", "60 m/s", False),
+        ("60 \\mathrm{~km} / \\mathrm{h}", "50", False),
+        ("2 \\mathrm{~s}", "2 seconds", True),
+        ("2 \\mathrm{~s}", "2", True),
+        ("2 \\mathrm{~s}", "2 minutes", False),
+        ("12 \\text{ J}", "12 joules", True),
+        ("12 \\text{ J}", "12", True),
+        ("12 \\text{ J}", "12 watts", False),
+        ("5 \\text{ s}", "5 \\mathrm{s}", True),
+        ("9.8 \\mathrm{~m} / \\mathrm{s}^{2}", "9.8", True),
+        ("9.8 \\mathrm{~m} / \\mathrm{s}^{2}", "9.8 m/s^2", True),
+        ("9.8 \\mathrm{~m} / \\mathrm{s}^{2}", "9.8 m/s", False),
+    ],
+    # Repeating decimals with \bar and \dot.
+    "repeating_decimal": [
+        ("\\frac{2}{3}", "0.\\bar{6}", True),
+        ("0.\\bar{6}", "\\frac{2}{3}", True),
+        ("\\frac{2}{3}", "0.\\dot{6}", True),
+        ("\\frac{7}{12}", "0.58\\bar{3}", True),
+        ("0.58\\bar{3}", "\\frac{7}{12}", True),
+        ("\\frac{1}{7}", "0.\\overline{142857}", True),
+        ("\\frac{7}{12}", "0.583", False),
+        ("\\frac{2}{3}", "0.\\bar{3}", False),
+        ("0.\\bar{6}", "0.6", False),
+    ],
+    # A named left side: the value is compared.
+    "named_lhs": [
+        ("60^\\circ", "\\angle C = 60^\\circ", True),
+        ("\\angle C = 60^\\circ", "60", True),
+        ("\\angle C = 60^\\circ", "50", False),
+        ("1", "\\det A = 1", True),
+        ("\\det A = 1", "1", True),
+        ("\\det A = 1", "-1", False),
+        ("42", "\\gcd(84,126) = 42", True),
+        ("\\gcd(84, 126) = 42", "42", True),
+        ("\\gcd(84, 126) = 42", "84", False),
+        ("1", "3^{100} \\bmod 1000 = 1", True),
+        ("3^{100} \\bmod 1000 = 1", "1", True),
+        ("3^{100} \\bmod 1000 = 1", "3", False),
+        ("\\operatorname{lcm}(4, 6) = 12", "12", True),
+    ],
+    # Scientific notation with a unit.
+    "sci_unit": [
+        ("3 \\times 10^{11}", "3 \\times 10^{11} \\text{ m}", True),
+        ("3 \\times 10^{11} \\text{ m}", "3 \\times 10^{11}", True),
+        ("3 \\times 10^{11} \\mathrm{~m}", "3 \\times 10^{11} \\text{ meters}", True),
+        ("3 \\times 10^{11}", "3 \\times 10^{10} \\text{ m}", False),
+        ("6.02 \\times 10^{23} \\text{ mol}^{-1}", "6.02 \\times 10^{23}", True),
+    ],
+    # Conjunctions against intervals and lists.
+    "conjunction": [
+        ("[2,5)\\cup(5,\\infty)", "x \\geq 2 \\text{ and } x \\neq 5", True),
+        ("x \\geq 2 \\text{ and } x \\neq 5", "[2,5)\\cup(5,\\infty)", True),
+        ("[2,5)\\cup(5,\\infty)", "x \\geq 2 \\text{ and } x \\neq 4", False),
+        ("-2, 0, 2", "x=0 \\text{ or } x=\\pm 2", True),
+        ("x=0 \\text{ or } x=\\pm 2", "-2, 0, 2", True),
+        ("-2, 0, 2", "x=0 \\text{ or } x=\\pm 3", False),
+        ("(-\\infty, 1) \\cup (1, \\infty)", "x \\neq 1", True),
+        ("-1, 1, 3", "x = \\pm 1 \\text{ or } x = 3", True),
+    ],
+}
+
+
+def gen_issue36():
+    for category, cases in ISSUE36_RESPONSES.items():
+        for response, gold, label in cases:
+            add(category, gold, None, label, response=response)
+    for category, cases in ISSUE36_FORMS.items():
+        for gold, ans, label in cases:
+            # As a reasoning model writes it: a draft in the thinking, the box after.
+            response = think(f"Maybe ${gold}$, or something else.", f"So the answer is $\\boxed{{{ans}}}$.")
+            add(category, gold, None, label, response=response)
+
+
 gen_integers(220)
 gen_fractions(200)
 gen_decimal_rounding(80)
@@ -635,6 +789,7 @@ gen_no_answer(20)
 gen_adversarial()
 gen_long(20)
 gen_issue13()
+gen_issue36()
 
 for i, row in enumerate(rows):
     line = {"id": f"bench-{i:05d}", "response": row["response"], "answer": row["answer"],

@@ -52,17 +52,23 @@ print(f"{'max, <=64KB (us)':22}{c['max_us']:>14.1f}{m['max_us']:>28.1f}")
 print(f"{'adversarial p99 (us)':22}{c['adversarial_p99_us']:>14.1f}{'(not run: no limits)':>28}")
 print(f"{'adversarial max (us)':22}{c['adversarial_max_us']:>14.1f}{'(not run: no limits)':>28}")
 print(f"single-thread speed-up: {c['checks_per_s_1'] / m['checks_per_s_1']:.0f}x")
-# Issue 13's answer-form classes (written by `gen_issue13` in math_corpus.py).
-new = ["rounded_decimal", "truncated", "complex_polar", "degrees_trig", "unicode", "plain_units",
-       "set_difference", "inequality_join", "choice_value", "set_repeats", "big_integer"]
-count = {k: sum(r["category"] == k for r in rows) for k in new}
 cw, mw = c.get("wrong_by_category", {}), m.get("wrong_by_category", {})
-print(f"\nnew cases (issue 13), wrong / cases: {'cascade':>10}{m['tool']:>22}")
-for k in new:
-    print(f"  {k:20}{cw.get(k, 0):>6} / {count[k]:<4}{mw.get(k, 0):>16} / {count[k]}")
-total = sum(count.values())
-print(f"  {'all new cases':20}{sum(cw.get(k, 0) for k in new):>6} / {total:<4}"
-      f"{sum(mw.get(k, 0) for k in new):>16} / {total}")
+# The answer-form classes of issues 13 and 36 (`gen_issue13`, `gen_issue36` in math_corpus.py).
+groups = {
+    "13": ["rounded_decimal", "truncated", "complex_polar", "degrees_trig", "unicode",
+           "plain_units", "set_difference", "inequality_join", "choice_value", "set_repeats",
+           "big_integer"],
+    "36": ["think_final", "truncated_think", "cut_box", "hedge", "end_tokens", "bold_option",
+           "gold_units", "repeating_decimal", "named_lhs", "sci_unit", "conjunction"],
+}
+for issue, new in groups.items():
+    count = {k: sum(r["category"] == k for r in rows) for k in new}
+    print(f"\nnew cases (issue {issue}), wrong / cases: {'cascade':>10}{m['tool']:>22}")
+    for k in new:
+        print(f"  {k:20}{cw.get(k, 0):>6} / {count[k]:<4}{mw.get(k, 0):>16} / {count[k]}")
+    total = sum(count.values())
+    print(f"  {'all new cases':20}{sum(cw.get(k, 0) for k in new):>6} / {total:<4}"
+          f"{sum(mw.get(k, 0) for k in new):>16} / {total}")
 PY
     echo
 done

@@ -25,6 +25,7 @@
 //!   reward byte for byte on every machine.
 
 pub mod exact_match;
+pub mod final_answer;
 pub mod ifeval;
 pub mod long_context;
 pub mod math;
@@ -41,5 +42,5 @@ pub mod verifier;
 pub mod workplace;
 
 pub use reward::Reward;
-pub use sample::{FieldError, Sample};
+pub use sample::{AnswerError, FieldError, Sample};
 pub use verifier::{inventory, Verifier, VerifierPlugin};

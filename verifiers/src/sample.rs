@@ -4,6 +4,8 @@
 use serde_json::{Map, Value};
 use thiserror::Error;
 
+use crate::final_answer::Truncation;
+
 /// A field of a sample was missing or had the wrong type.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum FieldError {
@@ -29,6 +31,16 @@ impl FieldError {
             found: type_name(found),
         }
     }
+}
+
+/// Why a sample has no final answer to grade: a bad `response` field, or a response
+/// cut off while thinking.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum AnswerError {
+    #[error(transparent)]
+    Field(#[from] FieldError),
+    #[error(transparent)]
+    Truncated(#[from] Truncation),
 }
 
 /// One JSONL sample. Holds the raw JSON value so that unknown fields survive and a
@@ -89,6 +101,13 @@ impl Sample {
     /// The model response.
     pub fn response(&self) -> Result<&str, FieldError> {
         self.str_field("response")
+    }
+
+    /// The final answer of the model response (see [`crate::final_answer`]): the text
+    /// after the last `</think>`, end tokens cut; an error when `response` is missing or
+    /// the response was cut off while thinking. Every environment grades this text.
+    pub fn final_answer(&self) -> Result<&str, AnswerError> {
+        Ok(crate::final_answer::final_answer(self.response()?).answer()?)
     }
 
     /// A required string field.

@@ -10,9 +10,9 @@ struct Block<'a> {
     body: &'a str,
 }
 
-/// The program to run, or `None` when the response holds no code.
-pub fn extract_code(response: &str, language: Language) -> Option<String> {
-    let text = strip_reasoning(response);
+/// The program to run, or `None` when the final answer holds no code. `text` is the
+/// response's final answer (`Sample::final_answer`: thinking already dropped).
+pub fn extract_code(text: &str, language: Language) -> Option<String> {
     let blocks = fenced_blocks(text);
     if !blocks.is_empty() {
         let tagged = blocks.iter().rev().find(|b| language.matches_tag(&b.tag));
@@ -26,14 +26,6 @@ pub fn extract_code(response: &str, language: Language) -> Option<String> {
         Some(text.trim_matches('\n').to_owned())
     } else {
         None
-    }
-}
-
-/// Drops a closed `<think>…</think>` preamble: reasoning is not the answer.
-fn strip_reasoning(response: &str) -> &str {
-    match response.rfind("</think>") {
-        Some(end) => &response[end + "</think>".len()..],
-        None => response,
     }
 }
 
@@ -170,6 +162,7 @@ mod tests {
     #[test]
     fn unclosed_fence_runs_to_the_end_and_reasoning_is_skipped() {
         let r = "<think>```python\nprint(0)\n```</think>\n```python\nprint(1)\n";
+        let r = cascade_verifiers::final_answer::final_answer(r).text().unwrap();
         assert_eq!(
             extract_code(r, Language::Python).as_deref(),
             Some("print(1)\n")

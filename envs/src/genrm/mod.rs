@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use cascade_verifiers::{FieldError, Reward, Sample};
+use cascade_verifiers::{AnswerError, FieldError, Reward, Sample};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
@@ -272,13 +272,10 @@ impl GenRmEnv {
     }
 }
 
-/// The answer the judge sees: the text after the last `</think>` (the reasoning is
-/// not judged), or `None` when empty, as NeMo Gym shows an empty answer.
-fn judged_text(response: &str) -> &str {
-    let answer = response
-        .rsplit_once("</think>")
-        .map_or(response, |(_, after)| after)
-        .trim();
+/// The answer the judge sees: the final answer (`Sample::final_answer`: the reasoning
+/// is not judged), or `None` when empty, as NeMo Gym shows an empty answer.
+fn judged_text(answer: &str) -> &str {
+    let answer = answer.trim();
     if answer.is_empty() {
         "None"
     } else {
@@ -345,9 +342,10 @@ impl GroupEnvironment for GenRmEnv {
                     .collect()
             }
         };
-        // Samples without a response are scored 0 and left out of the comparisons.
-        let responses: Vec<Result<&str, FieldError>> =
-            samples.iter().map(Sample::response).collect();
+        // Samples without a final answer (no response, or one cut off while thinking)
+        // are scored 0 and left out of the comparisons.
+        let responses: Vec<Result<&str, AnswerError>> =
+            samples.iter().map(Sample::final_answer).collect();
         let compared: Vec<usize> = (0..samples.len())
             .filter(|&i| responses[i].is_ok())
             .collect();

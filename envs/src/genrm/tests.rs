@@ -143,6 +143,21 @@ fn a_group_is_judged_in_circular_pairs_with_genrm_roles() {
 }
 
 #[test]
+fn a_response_cut_off_while_thinking_is_not_judged() {
+    let judge = ScriptedJudge::start(keyword_judge);
+    let env = env(&judge.url, json!({}));
+    let rewards = env.score_group(&samples(&["good", "<think>good good", "meh"]));
+    assert_eq!(rewards[1].score, 0.0);
+    assert!(rewards[1].error_message().unwrap().contains("truncated"), "{rewards:?}");
+    assert!(rewards[0].score > rewards[2].score);
+    assert!(judge
+        .requests()
+        .iter()
+        .all(|b| !content(b, "response_1").contains("good good")
+            && !content(b, "response_2").contains("good good")));
+}
+
+#[test]
 fn user_prompt_messages_and_extra_body_reach_the_judge() {
     let judge = ScriptedJudge::start(|_, _| {
         (

@@ -68,6 +68,18 @@ fn cascade_rows_render_question_options_and_the_modes_instruction() {
 }
 
 #[test]
+fn thinking_mode_responses() {
+    let score = |r: &str| McqaEnv::default().score(&sample(gym_row(r)));
+    // Candidates inside closed thinking are not read.
+    assert_eq!(score("<think>\\boxed{A}</think>So \\boxed{B}.").score, 0.0);
+    assert_eq!(score("<think>\\boxed{B}</think>So \\boxed{A}.<|im_end|>").score, 1.0);
+    // Unclosed: no final answer, an error.
+    let cut = score("<think>So \\boxed{A}");
+    assert_eq!(cut.score, 0.0);
+    assert!(cut.error_message().unwrap().contains("truncated"), "{cut:?}");
+}
+
+#[test]
 fn scores_with_details() {
     let r = McqaEnv::default().score(&sample(gym_row("<think>\\boxed{B}?</think>So \\boxed{A}.")));
     assert_eq!(r.score, 1.0);

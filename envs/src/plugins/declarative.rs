@@ -212,7 +212,7 @@ impl Environment for DeclarativePlugin {
     }
 
     fn score(&self, sample: &Sample) -> Reward {
-        match sample.response() {
+        match sample.final_answer() {
             Err(e) => Reward::error(e.to_string()),
             Ok(response) => self.combine(sample, response),
         }

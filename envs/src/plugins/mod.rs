@@ -12,6 +12,13 @@
 //! names the plugin and sets its limits ([`manifest`]). Files whose name starts with
 //! `_` or `.` are never plugins (helper modules of a Python plugin).
 //!
+//! Python and WASM plugins receive the sample as it is, plus `final_answer`: the
+//! response's final answer (`cascade_verifiers::final_answer`: the text after the last
+//! `</think>`, end tokens cut), or `null` when the response was cut off while thinking;
+//! `response` stays the raw text, for a plugin that grades the reasoning too. A
+//! declarative plugin grades the final answer (reward 0 and `details.error` when there
+//! is none).
+//!
 //! Every plugin is an [`crate::Environment`] in the [`crate::Registry`], scored
 //! through the same guard as the built-ins; its listing carries its kind, path and the
 //! sha256 of its files, and each result it scores names that sha256
@@ -294,6 +301,17 @@ pub(crate) fn ended_reason(run: &Execution, limits: &Limits) -> String {
 fn stderr_tail(text: &str) -> String {
     let lines: Vec<&str> = text.trim_end().lines().collect();
     lines[lines.len().saturating_sub(3)..].join(" | ")
+}
+
+/// The JSON a Python or WASM plugin receives: the sample with `final_answer` added
+/// (a string, or null when the response was cut off while thinking or is missing).
+pub(crate) fn plugin_request(sample: &Sample) -> String {
+    let mut value = sample.value().clone();
+    if let Value::Object(fields) = &mut value {
+        let answer = sample.final_answer().ok().map(str::to_owned);
+        fields.insert("final_answer".into(), answer.map_or(Value::Null, Value::String));
+    }
+    value.to_string()
 }
 
 /// A plugin's prompt: the row's `prompt`, a string (one user message) or a list of

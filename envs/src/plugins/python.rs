@@ -59,7 +59,7 @@ impl PythonPlugin {
     }
 
     fn call(&self, sample: &Sample) -> Reward {
-        let request = sample.value().to_string();
+        let request = super::plugin_request(sample);
         match self.pool.call(request.as_bytes()) {
             Ok(reply) => reply_reward(&reply),
             Err(ResidentError::Ended(run)) => Reward::error(ended_reason(&run, &self.limits.call)),

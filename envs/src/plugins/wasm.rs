@@ -60,7 +60,7 @@ impl WasmPlugin {
     fn call(&self, sample: &Sample) -> Reward {
         let invocation = Invocation {
             args: vec![self.name.clone()],
-            stdin: sample.value().to_string().into_bytes(),
+            stdin: super::plugin_request(sample).into_bytes(),
             ..Invocation::default()
         };
         let run =

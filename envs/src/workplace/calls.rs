@@ -104,17 +104,17 @@ pub fn assistant_turns(messages: &[Value], limit: usize) -> impl Iterator<Item =
 }
 
 // To be unified with `cascade_verifiers::tool_call`'s Hermes parser once that lands.
-/// The Hermes/Qwen `<tool_call>` blocks of a model turn, at most `limit + 1`. Text up
-/// to the last `</think>` is thinking and holds no calls; an unclosed `<think>` means
-/// the whole turn is thinking. An unclosed `<tool_call>` runs to the end of the text.
+/// The Hermes/Qwen `<tool_call>` blocks of a model turn, at most `limit + 1`. Only the
+/// turn's final answer holds calls: text up to the last `</think>` is thinking, and an
+/// unclosed `<think>` means the whole turn is thinking. An unclosed `<tool_call>` runs to the end of the text.
 pub fn hermes(text: &str, limit: usize) -> Vec<Read> {
     const OPEN: &str = "<tool_call>";
     const CLOSE: &str = "</tool_call>";
-    let text = match text.rfind("</think>") {
-        Some(i) => &text[i + "</think>".len()..],
-        None if text.contains("<think>") => "",
-        None => text,
-    };
+    // The final answer only (`cascade_verifiers::final_answer`): a turn cut off while
+    // thinking holds no calls.
+    let text = cascade_verifiers::final_answer::final_answer(text)
+        .text()
+        .unwrap_or("");
     let mut calls = Vec::new();
     let mut rest = text;
     while let Some(start) = rest.find(OPEN) {

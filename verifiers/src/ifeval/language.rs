@@ -181,6 +181,17 @@ pub fn detect(text: &str) -> Detected {
     {
         return Detected::Language("en");
     }
+    // English prose with loanwords (`café`, `crème brûlée`, `déjà vu`): their accented
+    // letters pull whatlang's alphabet score towards French or another Latin language,
+    // and it answers with a small margin. Unless its margin is decisive, English
+    // function words (counted over every word, accented ones included) settle it.
+    if info.script() == Script::Latin
+        && info.lang() != Lang::Eng
+        && info.confidence() < DECISIVE
+        && english_prose(text)
+    {
+        return Detected::Language("en");
+    }
     let lang = cyrillic_by_alphabet(text, info.lang());
     CODES
         .iter()
@@ -262,6 +273,23 @@ fn function_word_share(text: &str, words: &[&str]) -> Option<f64> {
     Some(hits as f64 / tokens.len() as f64)
 }
 
+/// whatlang confidence (its margin between the two best languages) at or above which
+/// function words do not overrule a Latin-script verdict.
+const DECISIVE: f64 = 0.9;
+
+/// Prose of 8+ words, accented loanwords included, of which at least 30% are English
+/// function words: French, Spanish or German text stays under 10% (their `a`, `in`,
+/// `no` are the only overlaps).
+fn english_prose(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let tokens: Vec<&str> = lower
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let hits = tokens.iter().filter(|w| ENGLISH_WORDS.contains(w)).count();
+    tokens.len() >= 8 && hits as f64 >= 0.3 * tokens.len() as f64
+}
+
 /// A short ASCII text made largely of English function words.
 fn looks_english(text: &str) -> bool {
     function_word_share(text, &ENGLISH_WORDS).is_some_and(|share| share >= 0.25)
@@ -291,6 +319,19 @@ pub fn response_language(value: &str, code: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn english_with_french_loanwords_is_english() {
+        let text = "The café on the corner serves a croissant and a crème brûlée, and the \
+            maître d' greets us with a certain joie de vivre. It is a little déjà vu, but \
+            we like it there, and we go back for the soufflé whenever we can.";
+        assert_eq!(detect(text), Detected::Language("en"));
+        assert!(!response_language(text, "fr"));
+        let french = "Le café du coin sert un croissant et une crème brûlée, et le maître \
+            d'hôtel nous accueille avec une certaine joie de vivre. C'est un peu du déjà vu, \
+            mais nous aimons y retourner pour le soufflé.";
+        assert_eq!(detect(french), Detected::Language("fr"));
+    }
 
     #[test]
     fn detects_clear_texts() {

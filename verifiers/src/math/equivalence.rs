@@ -160,11 +160,21 @@ fn as_intervals(e: &Expr) -> Option<Vec<Interval>> {
             Some(out)
         }
         Expr::List(items) if inequality_list(e) => {
+            // `x \ge 2 \text{ and } x \ne 5`: the ranges, less the excluded points.
+            let (points, ranges): (Vec<&Expr>, Vec<&Expr>) =
+                items.iter().partition(|i| excluded_point(i).is_some());
             let mut out = Vec::new();
-            for item in items {
+            for item in ranges {
                 out.extend(as_intervals(item)?);
             }
-            Some(joined_half_lines(out))
+            if out.is_empty() {
+                out.push(interval(infinity(true), false, infinity(false), false));
+            }
+            let mut out = joined_half_lines(out);
+            for point in points {
+                out = without_point(out, excluded_point(point)?)?;
+            }
+            Some(out)
         }
         // `x \in [a, b]` (read as `x = [a, b]`).
         Expr::Relation { sides, ops } if ops == &[RelOp::Eq] && is_name_like(&sides[0]) => {
@@ -185,7 +195,7 @@ fn as_intervals(e: &Expr) -> Option<Vec<Interval>> {
 }
 
 /// Whether an expression is a list of inequalities in one variable (`x < -2, x > 3`,
-/// from `x < -2 \text{ or } x > 3` or `… and …`).
+/// from `x < -2 \text{ or } x > 3` or `… and …`); `x \ne c` items exclude points.
 fn inequality_list(e: &Expr) -> bool {
     let Expr::List(items) = e else {
         return false;
@@ -193,6 +203,9 @@ fn inequality_list(e: &Expr) -> bool {
     let mut variable = None;
     items.len() >= 2
         && items.iter().all(|item| match item {
+            Expr::Relation { sides, ops } if ops == &[RelOp::Ne] && is_name_like(&sides[0]) => {
+                variable.get_or_insert(&sides[0]) == &&sides[0]
+            }
             Expr::Relation { sides, ops }
                 if ops
                     .iter()
@@ -205,6 +218,43 @@ fn inequality_list(e: &Expr) -> bool {
             }
             _ => false,
         })
+}
+
+/// The point an item `x \ne c` excludes.
+fn excluded_point(item: &Expr) -> Option<&Expr> {
+    match item {
+        Expr::Relation { sides, ops } if ops == &[RelOp::Ne] && is_name_like(&sides[0]) => {
+            sides.get(1)
+        }
+        _ => None,
+    }
+}
+
+/// `parts` without the point `p` (an end point is opened, an interior point splits
+/// its interval); `None` when a value cannot be computed.
+fn without_point(parts: Vec<Interval>, p: &Expr) -> Option<Vec<Interval>> {
+    let mut budget = Budget::new(2_000);
+    let value = |e: &Expr, budget: &mut Budget| match e {
+        e if *e == infinity(true) => Some(f64::NEG_INFINITY),
+        e if *e == infinity(false) => Some(f64::INFINITY),
+        e => numeric::constant_value(e, budget),
+    };
+    let at = value(p, &mut budget)?;
+    let mut out = Vec::with_capacity(parts.len() + 1);
+    for mut i in parts {
+        let (lo, hi) = (value(&i.lo, &mut budget)?, value(&i.hi, &mut budget)?);
+        if at < lo || at > hi {
+            out.push(i);
+        } else if at == lo || at == hi {
+            i.lo_closed &= at != lo;
+            i.hi_closed &= at != hi;
+            out.push(i);
+        } else {
+            out.push(interval(i.lo, i.lo_closed, p.clone(), false));
+            out.push(interval(p.clone(), false, i.hi, i.hi_closed));
+        }
+    }
+    Some(out)
 }
 
 /// Two half-lines that overlap (`x > -2` and `x < 3`) mean their intersection,

@@ -1,18 +1,25 @@
 //! Finds the final answer inside a full model response.
 //!
-//! The response is first cut at the first chat-template token (`<|im_start|>`,
-//! `<|im_end|>`, `<|endoftext|>`, …): what follows is the model talking to itself.
-//! Then, first hit wins:
-//! 1. the last `\boxed{…}` / `\fbox{…}` (nested braces; an unclosed box is skipped, an
-//!    empty last box means "no answer" rather than falling back to an earlier one).
+//! Only the response's final answer is read ([`crate::final_answer`]: the text after
+//! the last `</think>`, end tokens cut); a response cut off while thinking has no
+//! answer ([`Extraction::Truncated`]), and nothing inside the thinking is ever a
+//! candidate. Inside the final answer:
+//! 0. the last answer statement wins. A box that is cut off (`\boxed{13` never closed)
+//!    is no answer ([`Extraction::CutOffBox`]), and several boxes with different
+//!    values, each stated under a condition ("\boxed{175} if …, \boxed{180} if …"),
+//!    are a hedge ([`Extraction::Hedged`]): no answer either;
+//! 1. the last `\boxed{…}` / `\fbox{…}` (nested braces; an empty last box means "no
+//!    answer" rather than falling back to an earlier one).
 //!    Boxes written side by side (`\boxed{1}, \boxed{2}`, `\boxed{1} and \boxed{2}`,
 //!    `\boxed{a} \quad \text{and} \quad \boxed{b}`, `\boxed{1} papers and \boxed{2}`)
 //!    form one answer `1, 2`; boxes labelled with different names (`y_1 = \boxed{a}`
-//!    and `y_2 = \boxed{b}`) form `y_1 = a, y_2 = b`. Exception: a "final answer"
-//!    phrase *after* the last box ("… \boxed{200} … The final answer is $10,455$.")
-//!    supersedes it;
+//!    and `y_2 = \boxed{b}`) form `y_1 = a, y_2 = b`. Exception: an answer statement
+//!    *after* the last box supersedes it: a "final answer" phrase ("… \boxed{200} …
+//!    The final answer is $10,455$."), or another answer phrase whose value is
+//!    mathematics (`Answer: 6`, `#### 6`, "The answer is $6$ hours.");
 //! 2. the text after the last answer phrase: first "final answer" phrases
-//!    ("final answer is", "final answer:"), then "the answer is", "answer:" and GSM8K's
+//!    ("final answer is", "final answer:"), then "the answer is", "answer:", "the
+//!    correct option is" and GSM8K's
 //!    `####` (also in `**Answer:**` form): the value after the sentence's last " is "
 //!    ("Final Answer: The largest $n$ is 34."), else the first math segment after the
 //!    phrase, else the rest of that sentence when it is short and not prose;
@@ -30,9 +37,11 @@
 //! Nothing else: a response without any of these has no answer. We never scan the
 //! reasoning for numbers (step 3 reads only the closing sentence), so a failed match cannot pick up a stray value.
 //! Work is linear in the response length (the scan looks at most at the last
-//! [`MAX_RESPONSE_BYTES`] bytes and tries at most a few unclosed boxes).
+//! [`MAX_RESPONSE_BYTES`] bytes and tries at most a few boxes).
 
+use super::hedge;
 use super::limits::MAX_RESPONSE_BYTES;
+use crate::final_answer::{final_answer, Truncation};
 
 /// Where the answer was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,6 +70,12 @@ pub enum Extraction {
     EmptyBox,
     /// No box, no answer phrase, no trailing expression.
     NotFound,
+    /// The response was cut off while thinking: it has no final answer.
+    Truncated(Truncation),
+    /// The last box is cut off (`\boxed{13` never closed).
+    CutOffBox,
+    /// Several boxed values, each under a condition: a hedge, not an answer.
+    Hedged(String),
 }
 
 impl Extraction {
@@ -78,10 +93,19 @@ const MAX_BOX_ATTEMPTS: usize = 8;
 
 /// Extracts the final answer from a model response (see the module docs for the order).
 pub fn extract_answer(response: &str) -> Extraction {
-    let text = before_template_tokens(tail(response, MAX_RESPONSE_BYTES));
-    // "… \boxed{200} … Final Answer: The final answer is $10,455$." — a final-answer
+    let text = match final_answer(response).answer() {
+        Ok(text) => tail(text, MAX_RESPONSE_BYTES),
+        Err(why) => return Extraction::Truncated(why),
+    };
+    if last_box_cut_off(text) {
+        return Extraction::CutOffBox;
+    }
+    if let Some(values) = hedge::conditional_values(text, &closed_boxes(text)) {
+        return Extraction::Hedged(values);
+    }
+    // "… \boxed{200} … Final Answer: The final answer is $10,455$." — an answer
     // statement after the last box supersedes it.
-    if let Some(found) = text_after_last_box(text).and_then(final_phrase) {
+    if let Some(found) = text_after_last_box(text).and_then(statement_after_box) {
         return Extraction::Found {
             text: found,
             source: AnswerSource::Phrase,
@@ -113,6 +137,47 @@ pub fn extract_answer(response: &str) -> Extraction {
     Extraction::NotFound
 }
 
+/// An answer stated after the last box: a "final answer" phrase, or any answer phrase
+/// whose value is mathematics (not "The answer is correct.").
+fn statement_after_box(after: &str) -> Option<String> {
+    final_phrase(after).or_else(|| after_phrase(after).filter(|a| is_bare_expression(a)))
+}
+
+/// Whether the last box command opens a group that never closes (a cut-off answer).
+fn last_box_cut_off(text: &str) -> bool {
+    let Some(at) = text.rfind("\\boxed").max(text.rfind("\\fbox")) else {
+        return false;
+    };
+    let rest = &text[at..];
+    let rest = rest
+        .strip_prefix("\\boxed")
+        .or_else(|| rest.strip_prefix("\\fbox"))
+        .unwrap_or(rest)
+        .trim_start_matches([' ', '\t']);
+    rest.strip_prefix('{')
+        .is_some_and(|body| braced_prefix(body).is_none())
+}
+
+/// The closed `\boxed{…}` groups of `text`, as (start, end, content), in order; the last
+/// [`MAX_JOINED_BOXES`] at most.
+fn closed_boxes(text: &str) -> Vec<(usize, usize, &str)> {
+    let mut out = Vec::new();
+    let mut end = text.len();
+    while out.len() < MAX_JOINED_BOXES {
+        let Some(at) = text[..end].rfind("\\boxed") else {
+            break;
+        };
+        let after = &text[at + 6..];
+        let open = after.len() - after.trim_start_matches([' ', '\t']).len();
+        if let Some(inner) = after[open..].strip_prefix('{').and_then(braced_prefix) {
+            out.push((at, at + 6 + open + inner.len() + 2, inner));
+        }
+        end = at;
+    }
+    out.reverse();
+    out
+}
+
 /// Reads a gold answer: a boxed gold is unboxed (a solution without a box gives its
 /// "final answer is" statement), math delimiters are removed.
 pub fn clean_gold(gold: &str) -> String {
@@ -122,32 +187,6 @@ pub fn clean_gold(gold: &str) -> String {
         // A worked solution as gold: its "final answer is …" statement.
         None => final_phrase(text).unwrap_or_else(|| clean(text)),
     }
-}
-
-/// Chat-template tokens after which a response is the model talking to itself.
-const TEMPLATE_TOKENS: [&str; 6] = [
-    "<|im_start|>",
-    "<|im_end|>",
-    "<|endoftext|>",
-    "<|eot_id|>",
-    "<|end|>",
-    "</s>",
-];
-
-/// The response up to the first chat-template token.
-/// A leading `<|im_start|>assistant` (or other token) opens the turn and is skipped.
-fn before_template_tokens(text: &str) -> &str {
-    let mut body = text.trim_start();
-    while let Some(token) = TEMPLATE_TOKENS.iter().find(|t| body.starts_with(**t)) {
-        body = body[token.len()..].trim_start();
-        body = body.strip_prefix("assistant").unwrap_or(body);
-    }
-    let cut = TEMPLATE_TOKENS
-        .iter()
-        .filter_map(|t| body.find(t))
-        .min()
-        .unwrap_or(body.len());
-    &body[..cut]
 }
 
 /// The last `max` bytes of `s`, cut at a character boundary.
@@ -272,6 +311,10 @@ fn only_separators(between: &str) -> bool {
             return true;
         }
     }
+    // `\\boxed{5} for part (a) and \\boxed{7}`: only connective words between.
+    if between.split_whitespace().all(connective_word) {
+        return true;
+    }
     let Some(mut rest) = without_connective_text(between) else {
         return false;
     };
@@ -291,10 +334,7 @@ fn without_connective_text(between: &str) -> Option<String> {
         out.push_str(&rest[..at]);
         let body = &rest[at + 6..];
         let close = body.find('}')?;
-        let connective = body[..close].split_whitespace().all(|w| {
-            matches!(w, "and" | "or" | "for" | "part" | ",")
-                || (w.len() == 3 && w.starts_with('(') && w.ends_with(')'))
-        });
+        let connective = body[..close].split_whitespace().all(connective_word);
         if !connective {
             return None;
         }
@@ -303,6 +343,13 @@ fn without_connective_text(between: &str) -> Option<String> {
     }
     out.push_str(rest);
     Some(out)
+}
+
+/// A word that only joins answers (`and`, `for`, `part`, `(a)`).
+fn connective_word(w: &str) -> bool {
+    let w = w.trim_end_matches(',');
+    matches!(w, "and" | "or" | "for" | "part" | "")
+        || (w.len() == 3 && w.starts_with('(') && w.ends_with(')'))
 }
 
 /// The argument of a box command: a braced group, or a bare token (`\boxed 5`).
@@ -350,7 +397,14 @@ fn braced_prefix(body: &str) -> Option<&str> {
 /// Answer phrases, strongest first; each group is searched for its last occurrence.
 const PHRASE_GROUPS: [&[&str]; 2] = [
     &["final answer is", "final answer:", "final answer"],
-    &["the answer is", "answer is", "answer:", "####"],
+    &[
+        "the answer is",
+        "answer is",
+        "answer:",
+        "####",
+        "correct option is",
+        "correct choice is",
+    ],
 ];
 
 /// The text after the last `\boxed`/`\fbox` command, when there is one.
@@ -924,8 +978,41 @@ mod tests {
     }
 
     #[test]
-    fn unclosed_last_box_falls_back_to_previous() {
-        assert_eq!(ext("\\boxed{3} and \\boxed{4"), Some("3".into()));
+    fn a_cut_off_last_box_is_no_answer() {
+        assert_eq!(extract_answer("\\boxed{3} and \\boxed{4"), Extraction::CutOffBox);
+        assert_eq!(
+            extract_answer("<think>\\boxed{130}</think>So \\boxed{13"),
+            Extraction::CutOffBox
+        );
+        assert_eq!(ext("\\boxed 5 and \\boxedx{"), Some("5".into()));
+    }
+
+    #[test]
+    fn only_the_final_answer_is_read_and_its_last_statement_wins() {
+        assert_eq!(ext("<think>so \\boxed{8}</think>Answer: 6"), Some("6".into()));
+        assert_eq!(ext("<think>so \\boxed{8}</think>\n#### 6"), Some("6".into()));
+        assert_eq!(
+            ext("<think>\\boxed{8}</think>The answer is $6$ hours."),
+            Some("6".into())
+        );
+        assert_eq!(
+            ext("<think>So the answer is 40.</think>The total is\n\\[ 42 \\]"),
+            Some("42".into())
+        );
+        assert_eq!(
+            extract_answer("<think>so \\boxed{8}"),
+            Extraction::Truncated(Truncation::UnclosedThink)
+        );
+        assert_eq!(ext("\\boxed{8}. Rechecking, Answer: 6"), Some("6".into()));
+        assert_eq!(ext("\\boxed{12}\n\nThe answer is correct."), Some("12".into()));
+        assert_eq!(
+            ext("Check each.\nThe correct option is **(C) 12**."),
+            Some("(C) 12".into())
+        );
+        assert_eq!(
+            ext("Answer: 16 days<\u{ff5c}end\u{2581}of\u{2581}sentence\u{ff5c}>"),
+            Some("16 days".into())
+        );
     }
 
     #[test]

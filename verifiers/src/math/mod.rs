@@ -118,9 +118,11 @@ mod equivalence;
 mod exact;
 mod expr;
 mod extract;
+mod hedge;
 mod lexer;
 pub mod limits;
 mod matrix;
+mod named;
 mod normal;
 mod numeric;
 mod parser;
@@ -188,6 +190,13 @@ pub fn check_with(response: &str, gold: &str, options: &MathOptions) -> MathVerd
         Extraction::EmptyBox => return no_answer("the last \\boxed{} is empty"),
         Extraction::NotFound => {
             return no_answer("no boxed answer, answer phrase or final expression")
+        }
+        Extraction::Truncated(why) => return no_answer(&why.to_string()),
+        Extraction::CutOffBox => return no_answer("the last \\boxed{ is cut off (never closed)"),
+        Extraction::Hedged(values) => {
+            return no_answer(&format!(
+                "hedged: several boxed values under conditions ({values}), not one answer"
+            ))
         }
     };
     let mut verdict = equivalent_with(&text, gold, options);
@@ -303,6 +312,14 @@ fn decide(
             } else {
                 Outcome::NotEqual("different choice")
             };
+        }
+    }
+    // `(C) 12` ("The correct option is **(C) 12**") against a value: the value.
+    if !matches!(&g.expr, Expr::Text(t) if t.len() == 1) {
+        if let Some((_, value, true)) = parser::split_choice(answer) {
+            if !value.trim().is_empty() {
+                return decide(value, gold, options, budget, out);
+            }
         }
     }
     let a = match parse(answer) {

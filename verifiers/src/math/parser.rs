@@ -42,7 +42,11 @@ pub fn parse(src: &str) -> Result<Parsed, ParseError> {
         return Err(ParseError::Limit(LimitHit::AnswerTooLong));
     }
     let converted = super::unicode::to_latex(src);
-    let src: &str = &converted;
+    // `\angle C = 60^\circ`, `\gcd(84, 126) = 42`: the value; `60 \mathrm{~km} /
+    // \mathrm{h}`: units as plain text, which `units` reads.
+    let named = super::named::named_value(&converted).unwrap_or(&converted);
+    let plain = super::units::plain_unit_wrappers(named);
+    let src: &str = &plain;
     if let Some(groups) = solution_groups(src) {
         return Ok(groups);
     }
@@ -95,7 +99,9 @@ pub fn parse(src: &str) -> Result<Parsed, ParseError> {
         )));
     }
     Ok(Parsed {
-        expr: super::plus_minus::lift(super::matrix::fold(reshape_equation_list(expr))),
+        expr: values_of_one_unknown(super::plus_minus::lift(super::matrix::fold(
+            reshape_equation_list(expr),
+        ))),
         units,
     })
 }
@@ -362,6 +368,44 @@ fn reshape_equation_list(expr: Expr) -> Expr {
     values.extend(iter);
     sides.push(Expr::List(values));
     Expr::Relation { sides, ops }
+}
+
+/// `x = 0, x = \pm 2` (from `x=0 \text{ or } x=\pm 2`): equations that each give the
+/// same unknown a value are the list of those values (`0, 2, -2`), as `-2, 0, 2`
+/// lists them.
+fn values_of_one_unknown(expr: Expr) -> Expr {
+    match one_unknown_values(&expr) {
+        Some(values) => Expr::List(values),
+        None => expr,
+    }
+}
+
+fn one_unknown_values(expr: &Expr) -> Option<Vec<Expr>> {
+    let Expr::List(items) = expr else {
+        return None;
+    };
+    let mut name = None;
+    let mut values = Vec::with_capacity(items.len() + 1);
+    for item in items {
+        let Expr::Relation { sides, ops } = item else {
+            return None;
+        };
+        let [lhs @ Expr::Var(_), rhs] = sides.as_slice() else {
+            return None;
+        };
+        if ops != &[RelOp::Eq] || *name.get_or_insert(lhs) != lhs {
+            return None;
+        }
+        match rhs {
+            Expr::PlusMinus(a, b) => {
+                values.push(Expr::Add(vec![(**a).clone(), (**b).clone()]));
+                values.push(Expr::Add(vec![(**a).clone(), Expr::Neg(b.clone())]));
+            }
+            Expr::List(lifted) => values.extend(lifted.iter().cloned()),
+            value => values.push(value.clone()),
+        }
+    }
+    (items.len() >= 2).then_some(values)
 }
 
 struct Parser {
@@ -795,7 +839,9 @@ impl Parser {
             self.pos = save;
         }
         // `0.\overline{3}`, `0.1\overline{6}`: a repeating decimal.
-        if n.decimal && n.exp10 == 0 && self.is_cmd("overline") {
+        // `\bar` and `\dot` are the same notation (`0.\bar{6}`, `0.58\dot{3}`).
+        let repeat = ["overline", "bar", "dot"].iter().any(|c| self.is_cmd(c));
+        if n.decimal && n.exp10 == 0 && repeat {
             if let Some(Tok::Num(block)) = self.peek_at(2).cloned() {
                 if self.peek_at(1) == Some(&Tok::LBrace)
                     && self.peek_at(3) == Some(&Tok::RBrace)

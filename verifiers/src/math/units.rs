@@ -8,6 +8,7 @@
 //! counts only when a space separates it from the number (`5 m`) or it carries a power
 //! (`3m²`): `5m` stays the product of 5 and `m`.
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -81,6 +82,9 @@ pub const UNITS: &[(&str, &[&str])] = &[
     ("W", &["W", "watt", "watts"]),
     ("V", &["V", "volt", "volts"]),
     ("K", &["K", "kelvin"]),
+    ("mol", &["mol", "mole", "moles"]),
+    ("Pa", &["Pa", "pascal", "pascals"]),
+    ("Hz", &["Hz", "hertz"]),
 ];
 
 /// The canonical name of a unit spelling, if it is one.
@@ -138,7 +142,7 @@ pub fn keys(words: &[String]) -> Vec<String> {
 
 /// A plain-text unit phrase at the end of an answer, after a value.
 static TRAILING_UNIT: LazyLock<Regex> = LazyLock::new(|| {
-    let power = r"(?:\s*(?:\^\s*\{?\s*([23])\s*\}?|([²³])))?";
+    let power = r"(?:\s*(?:\^\s*\{?\s*(-?[1-9])\s*\}?|([²³])))?";
     let unit = format!(r"(?:(sq|square|cubic|cu)\.?\s+)?([A-Za-z]+)\.?{power}");
     let rate = format!(r"(?:\s*(?:/|\s+per\s+)\s*([A-Za-z]+){power})?");
     Regex::new(&format!(r"^(.*?(?:[0-9}})π%]|\\pi))(\s*){unit}{rate}\s*$"))
@@ -189,9 +193,71 @@ pub fn split_trailing(src: &str) -> Option<(&str, Vec<String>)> {
     Some((value.trim_end(), out))
 }
 
+/// Text wrappers whose content may be a unit (`\mathrm{~km}`, `\text{ s}`).
+const WRAPPERS: [&str; 5] = ["\\mathrm{", "\\text{", "\\textrm{", "\\mbox{", "\\rm{"];
+
+/// `src` with every text wrapper that holds only a unit phrase written as plain text:
+/// `60 \mathrm{~km} / \mathrm{h}` → `60  km /  h`, `2 \text{ s}` → `2  s`, so that
+/// [`split_trailing`] reads the unit (`km/h`, `s`) and a one-letter unit inside a
+/// wrapper is not taken for a variable. Other wrappers are kept.
+pub fn plain_unit_wrappers(src: &str) -> Cow<'_, str> {
+    if !WRAPPERS.iter().any(|w| src.contains(w)) {
+        return Cow::Borrowed(src);
+    }
+    let mut out = String::with_capacity(src.len());
+    let mut rest = src;
+    while let Some((at, w)) = WRAPPERS
+        .iter()
+        .filter_map(|w| rest.find(w).map(|at| (at, *w)))
+        .min()
+    {
+        let body = &rest[at + w.len()..];
+        let close = body.find(['{', '}']).filter(|&k| body.as_bytes()[k] == b'}');
+        match close.map(|k| &body[..k]).filter(|c| is_unit_phrase(c)) {
+            Some(content) => {
+                out.push_str(&rest[..at]);
+                out.push(' ');
+                out.push_str(content.replace('~', " ").trim());
+                rest = &body[content.len() + 1..];
+            }
+            None => {
+                out.push_str(&rest[..at + w.len()]);
+                rest = body;
+            }
+        }
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+/// Whether wrapper content is only unit words (`~km`, ` s`, `km/h`, `m/s^2`).
+fn is_unit_phrase(content: &str) -> bool {
+    let words: Vec<&str> = content
+        .split(|c: char| c.is_whitespace() || c == '~' || c == '/')
+        .filter(|w| !w.is_empty())
+        .collect();
+    !words.is_empty()
+        && words.len() <= 4
+        && words.iter().all(|w| {
+            let word = w.split_once('^').map_or(*w, |(u, _)| u);
+            // `\text{ in }` is the word, far more often than inches.
+            matches!(word, "per" | "sq" | "square" | "cubic")
+                || (word != "in" && canonical(word).is_some())
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unit_wrappers_become_plain_text() {
+        assert_eq!(plain_unit_wrappers("60 \\mathrm{~km} / \\mathrm{h}"), "60  km /  h");
+        assert_eq!(plain_unit_wrappers("2 \\text{ s}"), "2  s");
+        assert_eq!(plain_unit_wrappers("\\text{(C) } 12"), "\\text{(C) } 12");
+        assert_eq!(plain_unit_wrappers("x \\text{ if } y"), "x \\text{ if } y");
+        assert_eq!(split("60  km /  h"), Some(("60".into(), vec!["km/h".into()])));
+    }
 
     fn split(s: &str) -> Option<(String, Vec<String>)> {
         split_trailing(s).map(|(v, u)| (v.to_owned(), u))

@@ -51,9 +51,14 @@ impl Verifier for MathVerifier {
     }
 
     fn verify(&self, sample: &Sample) -> Reward {
-        let response = match sample.response() {
+        // The final answer only; a response cut off while thinking is an error.
+        let response = match sample.final_answer() {
             Ok(r) => r,
-            Err(e) => return Reward::error(e.to_string()).with("extracted", Value::Null),
+            Err(e) => {
+                return Reward::error(e.to_string())
+                    .with("extracted", Value::Null)
+                    .with("verdict", "no_answer")
+            }
         };
         let gold = match gold_answer(sample) {
             Ok(g) => g,

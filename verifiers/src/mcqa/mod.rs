@@ -43,6 +43,8 @@ use fancy_regex::Regex;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::final_answer::{final_answer, Truncation};
+
 /// A compiled row pattern (see [`compile_output_regex`]).
 pub use fancy_regex::Regex as OutputRegex;
 pub use template::{
@@ -162,8 +164,8 @@ impl Choices {
 pub enum NoAnswer {
     #[error("empty response (after the thinking)")]
     Empty,
-    #[error("the <think> block is never closed")]
-    UnclosedThink,
+    #[error("{0}")]
+    Truncated(Truncation),
     #[error("no \\boxed{{}} answer")]
     NoBox,
     #[error("no `Answer:` line")]
@@ -227,19 +229,12 @@ pub fn extract_with_patterns<P: Borrow<Regex>>(
     }
 }
 
-const THINK_OPEN: &str = "<think>";
-const THINK_CLOSE: &str = "</think>";
-
-/// The text after the thinking, its last [`MAX_ANSWER_BYTES`] at most, and whether it
-/// was cut.
+/// The final answer (see [`crate::final_answer`]), its last [`MAX_ANSWER_BYTES`] at
+/// most, and whether it was cut.
 fn final_text(response: &str) -> Result<(&str, bool), NoAnswer> {
-    let after = match response.rfind(THINK_CLOSE) {
-        Some(at) => &response[at + THINK_CLOSE.len()..],
-        None => response,
-    };
-    if after.contains(THINK_OPEN) {
-        return Err(NoAnswer::UnclosedThink);
-    }
+    let after = final_answer(response)
+        .answer()
+        .map_err(NoAnswer::Truncated)?;
     let after = after.trim();
     if after.is_empty() {
         return Err(NoAnswer::Empty);

@@ -114,7 +114,7 @@ fn thinking_is_never_graded() {
     ] {
         assert_eq!(
             read(unclosed, Strict),
-            Err(NoAnswer::UnclosedThink),
+            Err(NoAnswer::Truncated(Truncation::UnclosedThink)),
             "{unclosed}"
         );
     }

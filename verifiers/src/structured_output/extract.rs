@@ -1,22 +1,12 @@
-//! Finding the document in a text answer: thinking dropped, then the last fenced block
-//! or the bare text.
+//! Finding the document in a text answer: the final answer ([`crate::final_answer`]:
+//! thinking dropped), then the last fenced block or the bare text.
 
-/// The answer without its reasoning: the text after the last `</think>`; `None` when a
-/// `<think>` was opened and never closed (the answer was cut off while thinking).
-pub fn strip_thinking(text: &str) -> Option<&str> {
-    if let Some(end) = text.rfind("</think>") {
-        return Some(&text[end + "</think>".len()..]);
-    }
-    if text.trim_start().starts_with("<think>") {
-        return None;
-    }
-    Some(text)
-}
+use crate::final_answer::final_answer;
 
 /// The document to parse and where it came from (`fenced_block` or `bare`), or `None`
 /// when there is nothing but whitespace.
 pub fn document_text(text: &str) -> Option<(&str, &'static str)> {
-    let answer = strip_thinking(text)?;
+    let answer = final_answer(text).text()?;
     let (body, source) = match last_fenced_block(answer) {
         Some(body) => (body, "fenced_block"),
         None => (answer, "bare"),
@@ -71,16 +61,12 @@ mod tests {
 
     #[test]
     fn thinking_is_dropped_and_unclosed_thinking_is_no_answer() {
-        assert_eq!(strip_thinking("<think>{\"a\":1}</think>{}"), Some("{}"));
-        assert_eq!(
-            strip_thinking("<think>a</think>x<think>b</think>y"),
-            Some("y")
-        );
-        assert_eq!(strip_thinking("  <think>still going"), None);
-        assert_eq!(
-            strip_thinking("{\"a\": \"<think>\"}"),
-            Some("{\"a\": \"<think>\"}")
-        );
+        let doc = |s| document_text(s).map(|d| d.0);
+        assert_eq!(doc("<think>{\"a\":1}</think>{}"), Some("{}"));
+        assert_eq!(doc("<think>a</think>x<think>b</think>y"), Some("y"));
+        assert_eq!(doc("  <think>still going"), None);
+        assert_eq!(doc("{\"a\": 1}\n<think>{\"a\": 2}"), None);
+        assert_eq!(doc("{\"a\": 1}<|im_end|>junk"), Some("{\"a\": 1}"));
     }
 
     #[test]

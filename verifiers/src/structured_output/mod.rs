@@ -61,7 +61,7 @@ mod xml;
 
 use serde_json::Value;
 
-pub use extract::{document_text, strip_thinking};
+pub use extract::document_text;
 pub use strict::strictify;
 pub use tool_call::FunctionCall;
 pub use validate::{prepare_schema, validate, Prepared};
@@ -283,11 +283,11 @@ fn text_document(
     schema: &Value,
     text: &str,
 ) -> Result<(Value, &'static str), Failure> {
+    if let Err(why) = crate::final_answer::final_answer(text).answer() {
+        return Err(Failure::new(ErrorType::NoOutput, why.to_string()));
+    }
     let (body, source) = document_text(text).ok_or_else(|| {
-        Failure::new(
-            ErrorType::NoOutput,
-            "no answer text (empty, or only a <think> block)",
-        )
+        Failure::new(ErrorType::NoOutput, "no answer text (empty after the thinking)")
     })?;
     let parsed = formats::parse(task.schema_type, body)
         .map_err(|message| Failure::new(ErrorType::ParseError, message))?;

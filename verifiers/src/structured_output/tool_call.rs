@@ -8,7 +8,8 @@
 
 use serde_json::Value;
 
-use super::{strip_thinking, ErrorType, Failure};
+use super::{ErrorType, Failure};
+use crate::final_answer::final_answer;
 use crate::tool_call::parse_text;
 
 /// One function call: its name and its `arguments` as given (a JSON string or a value).
@@ -81,7 +82,7 @@ pub fn payload(
 /// end, and Qwen3-Coder XML). A block without a name is no call at all, as a serving
 /// parser would leave it as text; unreadable arguments are Gym's argument error.
 fn hermes_calls(text: &str) -> Result<Vec<FunctionCall>, Failure> {
-    let Some(answer) = strip_thinking(text) else {
+    let Some(answer) = final_answer(text).text() else {
         return Ok(Vec::new());
     };
     let parsed = parse_text(answer, &[]).map_err(|e| malformed(&e.to_string()))?;

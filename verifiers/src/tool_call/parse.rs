@@ -58,16 +58,10 @@ pub enum ParseError {
     TooManyCalls,
 }
 
-/// The text outside reasoning.
+/// The text outside reasoning: the final answer ([`crate::final_answer`]); empty when
+/// the turn was cut off while thinking.
 pub fn visible_text(text: &str) -> &str {
-    let after = match text.rfind("</think>") {
-        Some(end) => &text[end + "</think>".len()..],
-        None => text,
-    };
-    match after.find("<think>") {
-        Some(start) => &after[..start],
-        None => after,
-    }
+    crate::final_answer::final_answer(text).text().unwrap_or("")
 }
 
 /// The calls in a text response. `tools` types Qwen3-Coder parameter values.
