@@ -17,19 +17,18 @@ pub fn parse(schema_type: SchemaType, text: &str) -> Result<Value, String> {
     }
 }
 
-/// YAML through `serde_yaml_ng`, whose loader caps recursion (128) and alias
-/// repetition, so deep or "billion laughs" documents are errors, not blow-ups. Its
-/// scanner is quadratic on deeply nested flow collections (`{a: {a: …`), so their
-/// bracket depth is capped first (counting every bracket, quoted or not: a string
-/// would need over 128 unclosed brackets to be refused wrongly).
+/// YAML through [`super::yaml`], which bounds the expanded size (aliases) while the
+/// document is built; `serde_yaml_ng` caps recursion (128). Its scanner is quadratic on
+/// deeply nested flow collections (`{a: {a: …`), so their bracket depth is capped first
+/// (counting every bracket, quoted or not: a string would need over 128 unclosed
+/// brackets to be refused wrongly).
 fn yaml(text: &str) -> Result<Value, String> {
     if bracket_depth_exceeds(text, MAX_DEPTH) {
         return Err(format!(
             "YAML nests flow collections deeper than {MAX_DEPTH}"
         ));
     }
-    let mut value: serde_yaml_ng::Value =
-        serde_yaml_ng::from_str(text).map_err(|e| format!("invalid YAML: {e}"))?;
+    let mut value = super::yaml::load(text)?;
     value
         .apply_merge()
         .map_err(|e| format!("invalid YAML merge key: {e}"))?;
@@ -192,7 +191,7 @@ mod tests {
             ));
         }
         let err = parse(SchemaType::Yaml, &bomb).unwrap_err();
-        assert!(err.contains("repetition limit"), "{err}");
+        assert!(err.contains("expand the document past"), "{err}");
         let deep = "[".repeat(100_000);
         assert!(parse(SchemaType::Yaml, &deep).is_err());
         let flow = "{a: ".repeat(100_000);
@@ -205,6 +204,77 @@ mod tests {
             .map(|i| format!("{}k:\n", "  ".repeat(i)))
             .collect::<String>();
         assert!(parse(SchemaType::Yaml, &deep_map).is_err());
+    }
+
+    /// One 1,000-item list referenced many times: a few KB of text that expands past
+    /// the cap is refused while the budget runs out, not after building it.
+    #[test]
+    fn yaml_expansion_is_bounded_by_the_expanded_size_not_alias_jumps() {
+        let items = vec!["1"; 1000].join(", ");
+        let refs = "  - *b\n".repeat(2000);
+        let doc = format!("base: &b [{items}]\nrefs:\n{refs}");
+        assert!(doc.len() < 20_000, "{}", doc.len());
+        let started = std::time::Instant::now();
+        let err = parse(SchemaType::Yaml, &doc).unwrap_err();
+        assert!(err.contains("expand the document past"), "{err}");
+        // Generous: the refusal costs about as much as reading the text.
+        assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+        // A long string anchored and repeated is charged its bytes.
+        let long = "x".repeat(100_000);
+        let doc = format!("a: &s {long}\nb: [{}]\n", vec!["*s"; 50].join(", "));
+        assert!(parse(SchemaType::Yaml, &doc)
+            .unwrap_err()
+            .contains("expand the document past"));
+        // Modest reuse stays accepted, merge keys included.
+        let doc = format!("base: &b [{items}]\nx: *b\ny: *b\n");
+        assert_eq!(parse(SchemaType::Yaml, &doc).unwrap()["y"][999], json!(1));
+    }
+
+    /// The worst alias-free shapes at the response cap still parse: a document without
+    /// aliases never reaches the expansion budget.
+    #[test]
+    fn yaml_without_aliases_at_the_size_cap_is_never_refused_for_expansion() {
+        use crate::structured_output::MAX_RESPONSE_BYTES;
+        let flow = format!("[{}]", vec!["1"; MAX_RESPONSE_BYTES / 2 - 1].join(","));
+        assert!(flow.len() <= MAX_RESPONSE_BYTES);
+        let parsed = parse(SchemaType::Yaml, &flow).unwrap();
+        assert_eq!(parsed.as_array().unwrap().len(), MAX_RESPONSE_BYTES / 2 - 1);
+        let keys: String = (0..MAX_RESPONSE_BYTES / 16)
+            .map(|i| format!("k{i:x}: \n"))
+            .collect::<String>();
+        assert!(keys.len() <= MAX_RESPONSE_BYTES);
+        if let Err(e) = parse(SchemaType::Yaml, &keys) {
+            panic!("{e}");
+        }
+    }
+
+    /// A wide header over many one-field rows would pad rows × columns cells.
+    #[test]
+    fn csv_padding_is_bounded() {
+        let header = (0..3_000).map(|i| format!("c{i}")).collect::<Vec<_>>();
+        let doc = format!("{}\n{}", header.join(","), "x\n".repeat(3_000));
+        let err = parse(SchemaType::Csv, &doc).unwrap_err();
+        assert!(err.contains("cells per byte"), "{err}");
+        let full = format!("a,b\n{}", "1,2\n".repeat(100_000));
+        assert_eq!(parse(SchemaType::Csv, &full).unwrap().as_array().unwrap().len(), 100_000);
+    }
+
+    /// Many attributes on one tag: quick-xml finds duplicates by hash past a few, so
+    /// the tag is read in linear time.
+    #[test]
+    fn xml_attributes_at_the_size_cap_are_linear() {
+        use crate::structured_output::MAX_RESPONSE_BYTES;
+        let attrs: String = (0..MAX_RESPONSE_BYTES / 12)
+            .map(|i| format!(" a{i:x}=\"\""))
+            .collect();
+        let doc = format!("<r{attrs}/>");
+        assert!(doc.len() <= MAX_RESPONSE_BYTES + 8);
+        let started = std::time::Instant::now();
+        let parsed = parse(SchemaType::Xml, &doc).unwrap();
+        assert_eq!(parsed["r"].as_object().unwrap().len(), MAX_RESPONSE_BYTES / 12);
+        assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+        let err = parse(SchemaType::Xml, "<r a=\"1\" b=\"2\" a=\"3\"/>").unwrap_err();
+        assert!(err.contains("attribute"), "{err}");
     }
 
     #[test]

@@ -58,6 +58,7 @@ mod tabular;
 mod tool_call;
 mod validate;
 mod xml;
+pub mod yaml;
 
 use serde_json::Value;
 

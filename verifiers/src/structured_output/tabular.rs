@@ -4,8 +4,21 @@
 
 use serde_json::{Map, Value};
 
+/// The cells (header width × rows) a CSV document may build, per byte of its text.
+pub const MAX_CELLS_PER_BYTE: usize = 2;
+/// The cells any CSV document may build, whatever its length.
+pub const MAX_CELLS_FLOOR: usize = 1024;
+
 /// The rows of a CSV document.
 pub fn parse(text: &str) -> Result<Value, String> {
+    // Rows shorter than the header are padded with `null`, so a wide header over many
+    // one-byte rows would build rows × columns cells from a text of rows + columns
+    // bytes. The cells built are capped linearly in the text, which never refuses a
+    // file whose rows are complete (each cell needs at least its separator).
+    let mut cells_left = text
+        .len()
+        .saturating_mul(MAX_CELLS_PER_BYTE)
+        .saturating_add(MAX_CELLS_FLOOR);
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -29,6 +42,12 @@ pub fn parse(text: &str) -> Result<Value, String> {
                 names.len()
             ));
         }
+        cells_left = cells_left.checked_sub(names.len()).ok_or_else(|| {
+            format!(
+                "CSV line {} pads its rows past {MAX_CELLS_PER_BYTE} cells per byte of text",
+                i + 1
+            )
+        })?;
         let mut row = Map::new();
         for (k, name) in names.iter().enumerate() {
             let cell = record
