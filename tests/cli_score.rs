@@ -81,6 +81,37 @@ fn scores_to_stdout_in_order_with_summary_on_stderr() {
     assert!(err.contains("pass") && err.contains("fail"), "{err}");
 }
 
+/// NeMo Gym rows carry integer ids, `uuid`s or none: each is scored and named, the
+/// id echoed as given, a row without one by its line (blank lines count).
+#[test]
+fn integer_uuid_and_missing_ids_are_scored_and_echoed() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write(
+        dir.path(),
+        "in.jsonl",
+        concat!(
+            r#"{"id":7,"response":"x","answer":"x"}"#,
+            "\n",
+            r#"{"uuid":"3c26f339","response":"x","answer":"x"}"#,
+            "\n\n",
+            r#"{"response":"x","answer":"x"}"#,
+            "\n",
+        ),
+    );
+    let out = cascade(&[
+        "score",
+        "--env",
+        "exact_match",
+        "--input",
+        input.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let got = lines(&out.stdout);
+    let ids: Vec<_> = got.iter().map(|l| l["id"].clone()).collect();
+    assert_eq!(ids, [json!(7), json!("3c26f339"), json!(4)]);
+    assert!(got.iter().all(|l| l["reward"] == json!(1.0)), "{got:?}");
+}
+
 #[test]
 fn bad_fields_get_reward_zero_and_the_batch_goes_on() {
     let dir = tempfile::tempdir().unwrap();
@@ -90,7 +121,7 @@ fn bad_fields_get_reward_zero_and_the_batch_goes_on() {
         concat!(
             r#"{"id":"1","response":"x"}"#,
             "\n",
-            r#"{"id":2,"response":"x","answer":"x"}"#,
+            r#"{"id":2.5,"response":"x","answer":"x"}"#,
             "\n",
             r#"[1,2,3]"#,
             "\n",
@@ -114,7 +145,7 @@ fn bad_fields_get_reward_zero_and_the_batch_goes_on() {
     assert_eq!(errors[0], json!("missing field `answer`"));
     assert_eq!(
         errors[1],
-        json!("field `id` must be a string, found a number")
+        json!("field `id` must be a string, an integer or absent, found a number")
     );
     assert_eq!(
         errors[2],
@@ -125,7 +156,7 @@ fn bad_fields_get_reward_zero_and_the_batch_goes_on() {
         json!("field `response` must be a string, found a number")
     );
     assert_eq!(got[4]["reward"], json!(1.0));
-    assert_eq!(got[1]["id"], json!(2), "a bad id is still echoed");
+    assert_eq!(got[1]["id"], json!(2.5), "a bad id is still echoed");
     assert!(got[..4].iter().all(|l| l["reward"] == json!(0.0)));
 }
 

@@ -164,6 +164,9 @@ impl Environment for CodeEnv {
     }
 
     fn prompt(&self, row: &Sample) -> Result<Vec<ChatMessage>, FieldError> {
+        if let Some(gym) = crate::gym::gym_prompt(row)? {
+            return Ok(gym);
+        }
         let question = row.str_field("prompt")?;
         let language = row.str_field("language")?;
         let system = match &self.config.system_prompt {
@@ -174,6 +177,9 @@ impl Environment for CodeEnv {
     }
 
     fn score(&self, sample: &Sample) -> Reward {
+        // NeMo Gym's code_gen rows carry their tests in `verifier_metadata`.
+        let derived = crate::gym::code_gen_fields(sample);
+        let sample = derived.as_ref().unwrap_or(sample);
         let judgement = match self.judge(sample) {
             Ok(j) => j,
             Err(error) => return error.into(),

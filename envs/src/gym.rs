@@ -8,9 +8,17 @@
 //! (`{role, content}`, with or without `type: "message"`), whose `content` is a string
 //! or a list of text parts (`input_text`, `output_text` or `text`). `instructions`, when
 //! set, becomes a leading system message, as the Responses API treats it.
+//!
+//! The rest of a Gym row is read by the environment that owns it, so `score`, `train`,
+//! `serve` and the Python package read it alike: the id (`id`, `uuid` or the line,
+//! [`Sample::id_value`]), math_with_judge's `question`/`expected_answer` (`math`),
+//! code_gen's `verifier_metadata.unit_tests` ([`code_gen_fields`], `code`), and the
+//! model's Responses output ([`verify_sample`]: the scored text and `response_output`,
+//! read by `cascade_verifiers::tool_call::responses`).
 
+use cascade_verifiers::tool_call::responses;
 use cascade_verifiers::{FieldError, Sample};
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
 use crate::environment::ChatMessage;
 
@@ -139,6 +147,57 @@ fn string_of<'a>(
         .ok_or_else(|| FieldError::wrong_type(at(), "a string", v))
 }
 
+/// The sample field holding the Responses API `output` items, for environments that
+/// score more than text (`function_call` items, for tool calling).
+pub const RESPONSE_OUTPUT: &str = "response_output";
+
+/// The sample for a Gym verify request: the row (`task`, kept whole: its
+/// `responses_create_params.tools` are task fields for tool calling) with the model's
+/// Responses object: `response` set to the text Gym scores (the last assistant
+/// `output_text`) and `response_output` to its `output` items.
+pub fn verify_sample(task: &Map<String, Value>, response: &Map<String, Value>) -> Sample {
+    let mut fields = task.clone();
+    let items = response.get("output").and_then(Value::as_array);
+    let text = responses::last_output_text(items.map_or(&[][..], Vec::as_slice));
+    fields.insert("response".into(), Value::String(text));
+    if let Some(items) = items {
+        fields.insert(RESPONSE_OUTPUT.into(), Value::Array(items.clone()));
+    }
+    Sample::new(Value::Object(fields))
+}
+
+/// code_gen's rows carry LiveCodeBench tests in `verifier_metadata.unit_tests`
+/// (`inputs`, `outputs`, `fn_name`) and are Python: the row with cascade's `language`
+/// (`python` unless given) and, from stdin/stdout tests, `tests: {kind: stdio, cases}`.
+/// Function-call tests (`fn_name` set) are left out, so such a row gets reward 0 naming
+/// the missing `tests`. `None` when the row is not a code_gen row.
+pub fn code_gen_fields(row: &Sample) -> Option<Sample> {
+    let unit = row.get("verifier_metadata")?.get("unit_tests")?;
+    let mut derived = row.clone();
+    if row.get("language").is_none() {
+        derived = derived.with_field("language", json!("python"));
+    }
+    if row.get("tests").is_some() || unit.get("fn_name").is_some_and(|f| !f.is_null()) {
+        return Some(derived);
+    }
+    let strings = |key: &str| -> Option<Vec<String>> {
+        unit.get(key)?
+            .as_array()?
+            .iter()
+            .map(|v| v.as_str().map(str::to_owned))
+            .collect()
+    };
+    let (Some(inputs), Some(outputs)) = (strings("inputs"), strings("outputs")) else {
+        return Some(derived);
+    };
+    let cases: Vec<Value> = inputs
+        .into_iter()
+        .zip(outputs)
+        .map(|(input, output)| json!({"input": input, "output": output}))
+        .collect();
+    Some(derived.with_field("tests", json!({"kind": "stdio", "cases": cases})))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,6 +248,33 @@ mod tests {
         for (params, message) in cases {
             assert_eq!(gym_prompt(&row(params)).unwrap_err().to_string(), message);
         }
+    }
+
+    #[test]
+    fn a_verify_request_becomes_the_row_with_its_text_and_items() {
+        let task = json!({"id": 7, PARAMS: {"input": "x", "tools": []}});
+        let output = json!([
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "hello"}]},
+            {"type": "function_call", "name": "f", "arguments": "{}"}]);
+        let response = json!({"output": output});
+        let sample = verify_sample(task.as_object().unwrap(), response.as_object().unwrap());
+        assert_eq!(sample.response(), Ok("hello"));
+        assert_eq!(sample.id_value(), json!(7), "the id as given");
+        assert_eq!(sample.get(RESPONSE_OUTPUT).unwrap(), &output);
+        assert_eq!(sample.get(PARAMS).unwrap(), &task[PARAMS]);
+    }
+
+    #[test]
+    fn code_gen_unit_tests_become_stdio_tests() {
+        let row = Sample::new(json!({"verifier_metadata": {"unit_tests":
+            {"inputs": ["1\n"], "outputs": ["2\n"], "fn_name": null}}}));
+        let derived = code_gen_fields(&row).unwrap();
+        assert_eq!(derived.get("language").unwrap(), "python");
+        assert_eq!(
+            derived.get("tests").unwrap(),
+            &json!({"kind": "stdio", "cases": [{"input": "1\n", "output": "2\n"}]})
+        );
+        assert!(code_gen_fields(&Sample::new(json!({"tests": {}}))).is_none());
     }
 
     #[test]

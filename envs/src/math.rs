@@ -2,7 +2,11 @@
 //! answer; a response is scored by `cascade_verifiers::math` against the row's `answer`.
 //!
 //! Rows carry the problem in `problem` (or `prompt`, or `question`) and the gold answer
-//! in `answer`. Reward 1 when the extracted answer equals the gold answer, else 0.
+//! in `answer` (or `expected_answer`). NeMo Gym's math_with_judge rows are read as
+//! published: their prompt is `responses_create_params.input` (its own instruction and
+//! system message, nothing appended); `question`/`expected_answer` are the problem and
+//! the gold. A problem that already asks for a `\boxed{}` answer gets no second
+//! instruction. Reward 1 when the extracted answer equals the gold answer, else 0.
 //! `details`: `extracted` (string or null), `extracted_from`, `normal_form`,
 //! `gold_normal_form`, `verdict` (`correct`, `wrong`, `no_answer`, `undecidable`) and
 //! `reason`.
@@ -13,6 +17,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::environment::{ChatMessage, Environment};
+use crate::gym::gym_prompt;
 use crate::registry::EnvPlugin;
 
 /// The instruction appended to every problem unless configured otherwise.
@@ -73,12 +78,20 @@ impl Environment for MathEnv {
     }
 
     fn prompt(&self, row: &Sample) -> Result<Vec<ChatMessage>, FieldError> {
-        let problem = problem_text(row)?;
         let mut messages = Vec::with_capacity(2);
-        if let Some(system) = &self.config.system_prompt {
+        let gym = gym_prompt(row)?;
+        let has_system = gym.iter().flatten().any(|m| m.role == "system");
+        if let Some(system) = self.config.system_prompt.as_ref().filter(|_| !has_system) {
             messages.push(ChatMessage::system(system.clone()));
         }
-        let content = if self.config.instruction.is_empty() {
+        if let Some(gym) = gym {
+            messages.extend(gym);
+            return Ok(messages);
+        }
+        let problem = problem_text(row)?;
+        // A problem that already says how to answer (the published math sets do) would
+        // otherwise carry two, possibly conflicting, instructions.
+        let content = if self.config.instruction.is_empty() || problem.contains("\\boxed") {
             problem.to_owned()
         } else {
             format!("{problem}\n\n{}", self.config.instruction)
@@ -127,6 +140,36 @@ mod tests {
         assert!(msgs[0].content.contains("\\boxed{}"));
         let err = env.prompt(&sample(r#"{"id": "a"}"#)).unwrap_err();
         assert_eq!(err, FieldError::Missing("problem".into()));
+    }
+
+    /// math_with_judge's published rows (Gym 0.7.0's example.jsonl layout).
+    #[test]
+    fn reads_gym_math_rows_as_published() {
+        let env = MathEnv::default();
+        let row = sample(concat!(
+            r#"{"responses_create_params":{"input":[{"role":"system","content":"S"},"#,
+            r#"{"role":"user","content":"Solve. Put the answer inside \\boxed{}.\n\nWhat is 2+2?"}]},"#,
+            r#""question":"What is 2+2?","expected_answer":"4","response":"\\boxed{4}"}"#
+        ));
+        let msgs = env.prompt(&row).unwrap();
+        assert_eq!(
+            msgs,
+            vec![
+                ChatMessage::system("S"),
+                ChatMessage::user("Solve. Put the answer inside \\boxed{}.\n\nWhat is 2+2?"),
+            ]
+        );
+        assert_eq!(env.score(&row).score, 1.0);
+        // Without responses_create_params: question/expected_answer, and a problem that
+        // already asks for a box gets no second instruction.
+        let bare = sample(
+            r#"{"question":"Put it in \\boxed{}: 1+1?","expected_answer":2,"response":"\\boxed{2}"}"#,
+        );
+        assert_eq!(
+            env.prompt(&bare).unwrap(),
+            vec![ChatMessage::user("Put it in \\boxed{}: 1+1?")]
+        );
+        assert_eq!(env.score(&bare).score, 1.0);
     }
 
     #[test]

@@ -116,7 +116,7 @@ impl Environment for StructuredOutputEnv {
                 .with("error_type", error_type)
                 .with("verdict", error_type)
         };
-        if let Err(e) = sample.str_field("id") {
+        if let Err(e) = sample.validate_row() {
             return unusable(e.to_string(), "invalid_row");
         }
         let row = match StructuredOutputRow::try_from(sample) {
@@ -188,6 +188,20 @@ mod tests {
         );
     }
 
+    /// A Gym structured row without an id, with an `allOf` schema whose branches each
+    /// declare properties: an object holding both is valid, as in Gym.
+    #[test]
+    fn all_of_branches_and_rows_without_ids_are_scored() {
+        let schema = json!({"allOf": [
+            {"type": "object", "properties": {"a": {"type": "integer"}}},
+            {"type": "object", "properties": {"b": {"type": "string"}}}]});
+        let row = sample(
+            json!({"response": "{\"a\": 1, \"b\": \"x\"}", "schema_str": schema.to_string()}),
+        );
+        let r = StructuredOutputEnv::default().score(&row);
+        assert_eq!(r.score, 1.0, "{:?}", r.details);
+    }
+
     #[test]
     fn strictness_from_row_and_config() {
         let row = |strict: Value| {
@@ -236,11 +250,11 @@ mod tests {
         assert_eq!(r.details["error_type"], "invalid_row");
         assert_eq!(r.error_message(), Some("missing field `schema_str`"));
         let r = env.score(&sample(
-            json!({"id": 1, "response": "{}", "schema_str": "{}"}),
+            json!({"id": 1.5, "response": "{}", "schema_str": "{}"}),
         ));
         assert_eq!(
             r.error_message(),
-            Some("field `id` must be a string, found a number")
+            Some("field `id` must be a string, an integer or absent, found a number")
         );
         let r = env.score(&sample(json!([1])));
         assert_eq!(r.details["error_type"], "invalid_row");

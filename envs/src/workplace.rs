@@ -8,8 +8,17 @@
 //! comparison, not a call comparison: equivalent call sequences count, and calls
 //! that fail change nothing (a tool error then a fix scores like the fix).
 //!
-//! **Initial state:** the workplace cascade generates from `seed` (default 0), or the
-//! Gym-layout CSVs of `data_dir` (relative to the rows file's folder); see [`load`].
+//! **Initial state:** the Gym-layout CSVs of `data_dir` (relative to the rows file's
+//! folder; see [`load`]) when set. Otherwise NeMo Gym's rows (`environment_name:
+//! "workplace_assistant"`, or an `agent_ref`) start from Gym's own state, its CSVs as
+//! shipped in the nemo-gym wheel that `scripts/setup` unpacks ([`gym_data_dir`]), since
+//! their reference calls name Gym's records; every other row (cascade's
+//! `gen-workplace` rows) from the workplace cascade generates from `seed` (default 0).
+//!
+//! **Refused rows:** a row whose reference calls fail against its initial state names
+//! records that state lacks: the calls change nothing, so a do-nothing answer would
+//! score 1. Such a row is refused (reward 0, `details.error` naming its id and the
+//! failed call, `details.refused: true`), never scored.
 //!
 //! **details:** `source` (where the calls were read), `calls_executed`, `errors` (per
 //! failed call: index, name, message), `reference_errors`, `state_equal` and `diff`
@@ -25,6 +34,7 @@ pub mod load;
 pub mod row;
 
 use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 
 use cascade_verifiers::workplace::{first_difference, seed, Call, Workplace};
 use cascade_verifiers::final_answer::final_answer;
@@ -69,7 +79,36 @@ impl Default for WorkplaceConfig {
 #[derive(Debug, Clone)]
 pub struct WorkplaceEnv {
     initial: Workplace,
+    /// Gym's state for Gym's rows, loaded on the first such row; `None`: every row
+    /// starts from `initial` (a `data_dir` was given, or a caller chose the state).
+    gym: Option<Arc<GymState>>,
     max_calls: usize,
+}
+
+/// Gym's workplace state, read once from `dir`.
+#[derive(Debug)]
+struct GymState {
+    dir: PathBuf,
+    loaded: OnceLock<Result<Workplace, String>>,
+}
+
+/// The nemo-gym release whose workplace CSVs `scripts/setup` unpacks
+/// (`scripts/setup.d/workplace.sh`; the same files ship in 0.4.0 and 0.7.0).
+pub const GYM_VERSION: &str = "0.7.0";
+
+/// Where `scripts/setup` puts Gym's workplace CSVs:
+/// `$CASCADE_CACHE/runtimes/nemo-gym-0.7.0/resources_servers/workplace_assistant/csv_data`.
+pub fn gym_data_dir() -> PathBuf {
+    cascade_sandboxes::module_cache::cache_root()
+        .join("runtimes")
+        .join(format!("nemo-gym-{GYM_VERSION}"))
+        .join("resources_servers/workplace_assistant/csv_data")
+}
+
+/// Whether `row` is one of NeMo Gym's, whose reference calls name Gym's records.
+fn is_gym_row(row: &Sample) -> bool {
+    row.get("environment_name").and_then(Value::as_str) == Some("workplace_assistant")
+        || row.get("agent_ref").is_some()
 }
 
 /// What running a list of calls did, for details.
@@ -82,20 +121,53 @@ struct Log {
 /// The live state of one multi-turn session.
 struct Live {
     state: Workplace,
-    reference: Vec<Call>,
+    /// The state the reference calls leave.
+    expected: Workplace,
     log: Log,
 }
 
 impl WorkplaceEnv {
+    /// An environment whose every row starts from `initial`.
     pub fn new(initial: Workplace, max_calls: usize) -> Self {
-        Self { initial, max_calls }
+        Self {
+            initial,
+            gym: None,
+            max_calls,
+        }
+    }
+
+    /// Gym's rows start from the CSVs in `dir` (read on the first such row), the
+    /// others from `initial`.
+    pub fn with_gym_state(mut self, dir: PathBuf) -> Self {
+        let loaded = OnceLock::new();
+        self.gym = Some(Arc::new(GymState { dir, loaded }));
+        self
+    }
+
+    /// The state `row` starts from.
+    fn initial_for(&self, row: &Sample) -> Result<&Workplace, String> {
+        let Some(gym) = self.gym.as_ref().filter(|_| is_gym_row(row)) else {
+            return Ok(&self.initial);
+        };
+        let loaded = gym.loaded.get_or_init(|| {
+            load::workplace(&gym.dir).map_err(|e| {
+                format!(
+                    "NeMo Gym's workplace rows start from Gym's own state, which is not \
+                     installed ({e}): run scripts/setup, or set data_dir"
+                )
+            })
+        });
+        loaded.as_ref().map_err(Clone::clone)
     }
 
     /// The environment a config describes (loading `data_dir` when set).
     pub fn from_config(config: &EnvConfig) -> Result<Self, ConfigError> {
         let settings: WorkplaceConfig = config.parse("workplace")?;
         let initial = match &settings.data_dir {
-            None => seed::workplace(settings.seed),
+            None => {
+                let env = Self::new(seed::workplace(settings.seed), settings.max_calls);
+                return Ok(env.with_gym_state(gym_data_dir()));
+            }
             Some(dir) => {
                 let dir = match &config.base_dir {
                     Some(base) if dir.is_relative() => base.join(dir),
@@ -110,21 +182,36 @@ impl WorkplaceEnv {
         Ok(Self::new(initial, settings.max_calls))
     }
 
-    /// The state the row's reference calls leave, and their failures.
-    fn expected(&self, reference: &[Call]) -> (Workplace, Log) {
-        let mut state = self.initial.clone();
+    /// The state the row's reference calls leave from `initial`, or the refusal of a
+    /// row whose reference calls fail there (they name records it lacks).
+    fn expected(
+        initial: &Workplace,
+        row: &Sample,
+        reference: &[Call],
+    ) -> Result<Workplace, Reward> {
+        let mut state = initial.clone();
         let mut log = Log::default();
         run(&mut state, reference.iter().cloned().map(Ok), &mut log);
-        (state, log)
+        match log.errors.first() {
+            None => Ok(state),
+            Some(first) => Err(Reward::error(format!(
+                "row {}: its reference calls fail against the workplace state \
+                 (call {}: {}), so any answer, even none, would match; refused",
+                row.id_text(),
+                first["call"],
+                first["error"].as_str().unwrap_or_default(),
+            ))
+            .with("refused", true)
+            .with("reference_errors", log.errors)),
+        }
     }
 
-    fn verdict(&self, state: &Workplace, reference: &[Call], log: Log) -> Reward {
-        let (expected, reference_log) = self.expected(reference);
-        let diff = first_difference(state, &expected);
+    fn verdict(state: &Workplace, expected: &Workplace, log: Log) -> Reward {
+        let diff = first_difference(state, expected);
         Reward::pass_fail(diff.is_none())
             .with("calls_executed", log.executed)
             .with("errors", log.errors)
-            .with("reference_errors", reference_log.errors)
+            .with("reference_errors", Vec::<Value>::new())
             .with("state_equal", diff.is_none())
             .with("diff", diff.map_or(Value::Null, |d| d.to_json()))
     }
@@ -138,15 +225,16 @@ impl WorkplaceEnv {
     }
 
     fn try_score(&self, sample: &Sample) -> Result<Reward, FieldError> {
-        if !sample.value().is_object() {
-            return Err(FieldError::wrong_type(
-                "<line>",
-                "a JSON object",
-                sample.value(),
-            ));
-        }
-        sample.str_field("id")?;
+        sample.validate_row()?;
         let row = WorkplaceRow::try_from(sample)?;
+        let initial = match self.initial_for(sample) {
+            Ok(initial) => initial,
+            Err(message) => return Ok(Reward::error(message)),
+        };
+        let expected = match Self::expected(initial, sample, &row.reference) {
+            Ok(expected) => expected,
+            Err(refused) => return Ok(refused),
+        };
         let predicted = calls::predicted(sample, self.max_calls)?;
         // A text response cut off while thinking has no final answer: an error.
         if predicted.source == "response" {
@@ -159,12 +247,10 @@ impl WorkplaceEnv {
                 .too_many(predicted.calls.len())
                 .with("source", predicted.source));
         }
-        let mut state = self.initial.clone();
+        let mut state = initial.clone();
         let mut log = Log::default();
         run(&mut state, predicted.calls, &mut log);
-        Ok(self
-            .verdict(&state, &row.reference, log)
-            .with("source", predicted.source))
+        Ok(Self::verdict(&state, &expected, log).with("source", predicted.source))
     }
 }
 
@@ -222,9 +308,16 @@ impl Environment for WorkplaceEnv {
 impl MultiTurnEnvironment for WorkplaceEnv {
     fn start(&self, row: &Sample) -> Result<Session, FieldError> {
         let reference = WorkplaceRow::try_from(row)?.reference;
+        let refused = |problem: String| FieldError::Invalid {
+            field: "ground_truth".to_owned(),
+            problem,
+        };
+        let initial = self.initial_for(row).map_err(refused)?;
+        let expected = Self::expected(initial, row, &reference)
+            .map_err(|r| refused(r.error_message().unwrap_or_default().to_owned()))?;
         let live = Live {
-            state: self.initial.clone(),
-            reference,
+            state: initial.clone(),
+            expected,
             log: Log::default(),
         };
         Ok(Session::new(self.prompt(row)?, live))
@@ -242,7 +335,7 @@ impl MultiTurnEnvironment for WorkplaceEnv {
         let calls = calls::hermes(model_turn, self.max_calls);
         if calls.is_empty() {
             let log = std::mem::take(&mut live.log);
-            return Turn::Done(self.verdict(&live.state, &live.reference, log));
+            return Turn::Done(Self::verdict(&live.state, &live.expected, log));
         }
         if live.log.executed + calls.len() > self.max_calls {
             return Turn::Done(self.too_many(live.log.executed + calls.len()));
@@ -263,8 +356,7 @@ impl MultiTurnEnvironment for WorkplaceEnv {
             return Reward::error("the session was not started by workplace");
         };
         let log = std::mem::take(&mut live.log);
-        self.verdict(&live.state, &live.reference, log)
-            .with("stopped", true)
+        Self::verdict(&live.state, &live.expected, log).with("stopped", true)
     }
 }
 

@@ -104,8 +104,8 @@ fn wrong_types_and_missing_fields_name_the_field() {
         ),
         (
             "id",
-            json!(3),
-            "field `id` must be a string, found a number",
+            json!(3.5),
+            "field `id` must be a string, an integer or absent, found a number",
         ),
         (
             "response",

@@ -31,8 +31,8 @@ pub fn registry() -> PyResult<&'static Registry> {
 
 /// One sample as handed over by Python, converted while the GIL is held.
 enum Input {
-    /// A JSON line, parsed on a scoring thread.
-    Line(String),
+    /// A JSON line and its 1-based position, parsed on a scoring thread.
+    Line(String, usize),
     /// A dict (or any JSON-compatible value) already converted.
     Sample(Sample),
     /// Something that is not JSON; scored as reward 0 with this reason.
@@ -40,10 +40,11 @@ enum Input {
 }
 
 impl Input {
-    fn from_py(obj: &Bound<'_, PyAny>) -> Self {
+    /// The sample at 1-based `position` of its batch (which names a row without an id).
+    fn from_py(obj: &Bound<'_, PyAny>, position: usize) -> Self {
         if let Ok(s) = obj.cast::<PyString>() {
             return match s.to_str() {
-                Ok(line) => Input::Line(line.to_owned()),
+                Ok(line) => Input::Line(line.to_owned(), position),
                 Err(e) => Input::Invalid {
                     id: Value::Null,
                     reason: format!("sample is not valid UTF-8: {e}"),
@@ -51,7 +52,7 @@ impl Input {
             };
         }
         match to_json(obj) {
-            Ok(value) => Input::Sample(Sample::new(value)),
+            Ok(value) => Input::Sample(Sample::at_line(value, position)),
             Err(reason) => Input::Invalid {
                 id: id_of(obj),
                 reason: format!("sample is not JSON: {reason}"),
@@ -63,9 +64,9 @@ impl Input {
     fn score(&self, env: &dyn Environment) -> ResultLine {
         let parsed;
         let sample = match self {
-            Input::Line(line) => match Sample::from_json_line(line) {
-                Ok(sample) => {
-                    parsed = sample;
+            Input::Line(line, position) => match serde_json::from_str(line) {
+                Ok(value) => {
+                    parsed = Sample::at_line(value, *position);
                     &parsed
                 }
                 Err(e) => return error_line(Value::Null, format!("sample is not valid JSON: {e}")),
@@ -159,7 +160,9 @@ impl NativeEnv {
         samples: Vec<Bound<'_, PyAny>>,
         jobs: Option<usize>,
     ) -> PyResult<Vec<String>> {
-        let inputs: Vec<Input> = samples.iter().map(Input::from_py).collect();
+        let inputs: Vec<Input> = (samples.iter().enumerate())
+            .map(|(i, obj)| Input::from_py(obj, i + 1))
+            .collect();
         let pool = self.pool(jobs.unwrap_or(0))?;
         let env = self.env.as_ref();
         Ok(py.detach(|| pool.map(&inputs, |input| input.score(env).to_json())))

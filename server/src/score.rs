@@ -34,7 +34,10 @@ pub async fn score(
     JsonBody(request): JsonBody<ScoreRequest>,
 ) -> Result<Response, Response> {
     let label = state.env_label(&request.env);
-    let samples = request.samples.into_iter().map(Sample::new).collect();
+    // A sample without an id is named by its 1-based position in the batch.
+    let samples = (request.samples.into_iter().enumerate())
+        .map(|(i, value)| Sample::at_line(value, i + 1))
+        .collect();
     let results = score_samples(&state, request.env, request.config, samples)
         .await
         .map_err(|e| labelled(e.into_response(), &label))?;

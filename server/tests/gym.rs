@@ -154,13 +154,10 @@ fn tool_calls_are_read_from_function_call_items() {
 fn the_sample_carries_the_output_items_and_the_whole_row() {
     let task = json!({"id": 7, "responses_create_params": {"input": "x", "tools": []}});
     let reply = response("hello");
-    let sample = cascade_server::gym::gym_row_to_sample(
-        "tool_call",
-        task.as_object().unwrap(),
-        reply.as_object().unwrap(),
-    );
+    let sample =
+        cascade_server::gym::verify_sample(task.as_object().unwrap(), reply.as_object().unwrap());
     assert_eq!(sample.get("response").unwrap(), "hello");
-    assert_eq!(sample.get("id").unwrap(), "7");
+    assert_eq!(sample.id_value(), json!(7), "the id as given");
     assert_eq!(
         sample.get(cascade_server::gym::RESPONSE_OUTPUT).unwrap(),
         &reply["output"]

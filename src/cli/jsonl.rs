@@ -21,7 +21,7 @@ pub fn read_samples(path: &Path) -> Result<Vec<NumberedSample>, jsonl::JsonlErro
         .into_iter()
         .map(|row| NumberedSample {
             line: row.line,
-            sample: Sample::new(row.value),
+            sample: Sample::at_line(row.value, row.line),
         })
         .collect())
 }

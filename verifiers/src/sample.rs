@@ -1,5 +1,10 @@
 //! One input line: a JSON object with an `id`, the model's `response` and whatever
 //! fields its environment needs.
+//!
+//! The id may be a string, an integer or absent (NeMo Gym rows carry integer ids,
+//! `uuid`s or none). A result echoes it as given ([`Sample::id_value`]): the `id`, else
+//! Gym's `uuid`, else the row's 1-based line number in its file (or its 1-based
+//! position in a batch), which the reader records with [`Sample::at_line`].
 
 use serde_json::{Map, Value};
 use thiserror::Error;
@@ -48,11 +53,36 @@ pub enum AnswerError {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sample {
     value: Value,
+    /// The row's 1-based line (or batch position), naming a row without an id.
+    line: Option<usize>,
 }
 
 impl Sample {
     pub fn new(value: Value) -> Self {
-        Self { value }
+        Self { value, line: None }
+    }
+
+    /// `value`, read from 1-based line `line` of its file (or position in its batch).
+    pub fn at_line(value: Value, line: usize) -> Self {
+        Self {
+            value,
+            line: Some(line),
+        }
+    }
+
+    /// The same row with `field` set to `value` (a response added to a dataset row),
+    /// keeping its line.
+    pub fn with_field(&self, field: &str, value: Value) -> Self {
+        let mut copy = self.clone();
+        if let Value::Object(map) = &mut copy.value {
+            map.insert(field.to_owned(), value);
+        }
+        copy
+    }
+
+    /// The row's line, when its reader recorded one.
+    pub fn line(&self) -> Option<usize> {
+        self.line
     }
 
     /// Parses one line of JSONL.
@@ -69,23 +99,56 @@ impl Sample {
         self.value.as_object()
     }
 
-    /// The sample id, when present and a string.
+    /// The sample id, when it is a string.
     pub fn id(&self) -> Option<&str> {
         self.get("id").and_then(Value::as_str)
     }
 
-    /// The id as it should be echoed in the result line: the original value, whatever
-    /// its type, so a bad id is still traceable.
+    /// The id as it should be echoed in the result line: `id` as given, whatever its
+    /// type (a bad id is still traceable), else Gym's `uuid`, else the line number,
+    /// else null.
     pub fn id_value(&self) -> Value {
-        self.get("id").cloned().unwrap_or(Value::Null)
+        ID_FIELDS
+            .iter()
+            .find_map(|f| self.get(f).filter(|v| !v.is_null()).cloned())
+            .or_else(|| self.line.map(Value::from))
+            .unwrap_or(Value::Null)
+    }
+
+    /// The id for messages: [`Sample::id_value`] as text (a string without quotes).
+    pub fn id_text(&self) -> String {
+        match self.id_value() {
+            Value::String(s) => s,
+            Value::Null => "(no id)".to_owned(),
+            other => other.to_string(),
+        }
+    }
+
+    /// Checks the ids the row carries: each of `id` and `uuid` is absent, null, a
+    /// string or an integer.
+    pub fn validate_id(&self) -> Result<(), FieldError> {
+        for field in ID_FIELDS {
+            match self.get(field) {
+                None | Some(Value::Null | Value::String(_)) => {}
+                Some(Value::Number(n)) if n.is_i64() || n.is_u64() => {}
+                Some(other) => {
+                    return Err(FieldError::wrong_type(
+                        field,
+                        "a string, an integer or absent",
+                        other,
+                    ))
+                }
+            }
+        }
+        Ok(())
     }
 
     pub fn get(&self, field: &str) -> Option<&Value> {
         self.value.as_object().and_then(|m| m.get(field))
     }
 
-    /// Checks that the line is an object with a string `id` and a string `response`.
-    pub fn validate_common(&self) -> Result<(), FieldError> {
+    /// Checks that the line is an object whose id is usable ([`Sample::validate_id`]).
+    pub fn validate_row(&self) -> Result<(), FieldError> {
         if !self.value.is_object() {
             return Err(FieldError::wrong_type(
                 "<line>",
@@ -93,7 +156,12 @@ impl Sample {
                 &self.value,
             ));
         }
-        self.str_field("id")?;
+        self.validate_id()
+    }
+
+    /// [`Sample::validate_row`], and a string `response`.
+    pub fn validate_common(&self) -> Result<(), FieldError> {
+        self.validate_row()?;
         self.str_field("response")?;
         Ok(())
     }
@@ -149,6 +217,9 @@ impl Sample {
     }
 }
 
+/// The fields that name a row, in order of precedence: cascade's `id`, Gym's `uuid`.
+const ID_FIELDS: [&str; 2] = ["id", "uuid"];
+
 /// The JSON type of a value, for error messages.
 pub fn type_name(v: &Value) -> &'static str {
     match v {
@@ -166,12 +237,46 @@ mod tests {
     use super::*;
 
     #[test]
+    fn ids_are_strings_integers_uuids_or_line_numbers() {
+        let at = |line: &str| Sample::at_line(serde_json::from_str(line).unwrap(), 7);
+        let cases = [
+            (
+                r#"{"id": "a", "uuid": "u", "response": "x"}"#,
+                serde_json::json!("a"),
+            ),
+            (r#"{"id": 3, "response": "x"}"#, serde_json::json!(3)),
+            (
+                r#"{"uuid": "3c26", "response": "x"}"#,
+                serde_json::json!("3c26"),
+            ),
+            (r#"{"id": null, "response": "x"}"#, serde_json::json!(7)),
+            (r#"{"response": "x"}"#, serde_json::json!(7)),
+        ];
+        for (line, id) in cases {
+            let s = at(line);
+            assert_eq!(s.validate_common(), Ok(()), "{line}");
+            assert_eq!(s.id_value(), id, "{line}");
+        }
+        assert_eq!(at(r#"{"response": "x"}"#).id_text(), "7");
+        assert_eq!(Sample::new(serde_json::json!({})).id_value(), Value::Null);
+        // A row and the same row with a response keep the line that names them.
+        let row = at("{}").with_field("response", "r".into());
+        assert_eq!(
+            (row.id_value(), row.response()),
+            (serde_json::json!(7), Ok("r"))
+        );
+    }
+
+    #[test]
     fn reports_missing_and_wrong_fields() {
-        let s = Sample::from_json_line(r#"{"id": 3, "response": "x"}"#).unwrap();
+        let s = Sample::from_json_line(r#"{"id": 3.5, "response": "x"}"#).unwrap();
         assert_eq!(
             s.validate_common().unwrap_err().to_string(),
-            "field `id` must be a string, found a number"
+            "field `id` must be a string, an integer or absent, found a number"
         );
+        let s = Sample::from_json_line(r#"{"uuid": [], "response": "x"}"#).unwrap();
+        assert!(s.validate_common().is_err());
+        assert_eq!(s.id_value(), serde_json::json!([]));
         let s = Sample::from_json_line(r#"{"id": "a"}"#).unwrap();
         assert_eq!(
             s.validate_common().unwrap_err(),

@@ -2,6 +2,7 @@
 //! model's answer as text or as a Responses API object.
 
 use cascade_verifiers::structured_output::{Answer, FunctionCall, ResponseMode, SchemaType};
+use cascade_verifiers::tool_call::responses;
 use cascade_verifiers::{FieldError, Sample};
 use serde_json::{Map, Value};
 use thiserror::Error;
@@ -101,9 +102,7 @@ pub fn answer_of(sample: &Sample) -> Result<Answer, FieldError> {
         let list = items
             .as_array()
             .ok_or_else(|| FieldError::wrong_type("response_output", "an array", items))?;
-        let is_call =
-            |item: &Value| item.get("type").and_then(Value::as_str) == Some("function_call");
-        if list.iter().any(is_call) {
+        if responses::has_function_calls(list) {
             let mut response = Map::new();
             response.insert("output".into(), items.clone());
             return Ok(responses_answer(&response));
@@ -122,29 +121,14 @@ pub fn answer_of(sample: &Sample) -> Result<Answer, FieldError> {
 
 fn responses_answer(response: &Map<String, Value>) -> Answer {
     let items = response.get("output").and_then(Value::as_array);
-    let mut text = String::new();
-    let mut calls = Vec::new();
-    for item in items.into_iter().flatten() {
-        match item.get("type").and_then(Value::as_str) {
-            Some("message") => {
-                let parts = item.get("content").and_then(Value::as_array);
-                for part in parts.into_iter().flatten() {
-                    if part.get("type").and_then(Value::as_str) == Some("output_text") {
-                        text.push_str(part.get("text").and_then(Value::as_str).unwrap_or(""));
-                    }
-                }
-            }
-            Some("function_call") => calls.push(FunctionCall {
-                name: item
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned(),
-                arguments: item.get("arguments").cloned().unwrap_or(Value::Null),
-            }),
-            _ => {}
-        }
-    }
+    let items = items.map_or(&[][..], Vec::as_slice);
+    let text = responses::all_output_text(items);
+    let calls = responses::function_calls(items)
+        .map(|call| FunctionCall {
+            name: call.name.unwrap_or_default(),
+            arguments: call.arguments.unwrap_or(Value::Null),
+        })
+        .collect();
     let api_error = response
         .get("error")
         .filter(|e| !e.is_null())

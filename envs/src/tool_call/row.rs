@@ -11,6 +11,7 @@
 //!   "name", "arguments"}` (exactly those arguments), or `{"type": "message"}`: no call
 //!   expected.
 
+use cascade_verifiers::tool_call::schema::{ParamSpec, ParamType};
 use cascade_verifiers::tool_call::{
     ground_truth_from_json, tools_from_json, ExpectedCall, FunctionTool, SchemaError, MAX_CALLS,
 };
@@ -86,7 +87,10 @@ impl TryFrom<&Sample> for ToolCallRow {
                 from_expected_answers(answers, &tools)?,
             )
         } else if let Some(action) = row.get("expected_action") {
-            (Reference::ExpectedAction, from_expected_action(action)?)
+            (
+                Reference::ExpectedAction,
+                from_expected_action(action, &tools)?,
+            )
         } else {
             return Err(FieldError::Missing("ground_truth".into()).into());
         };
@@ -126,14 +130,43 @@ fn named_call<'a>(
     Ok((name, arguments))
 }
 
-fn exactly(name: &str, arguments: &Map<String, Value>) -> ExpectedCall {
+/// The reference call accepting exactly `arguments` (as Gym's `==` does). BFCL's
+/// checker reads a declared `object` parameter, or an array of objects, through its
+/// dict form, `{key: [accepted, …]}`: an expected dict is written in that form, each key
+/// accepting its one value, or the exact expected call could never match.
+fn exactly(name: &str, arguments: &Map<String, Value>, tools: &[FunctionTool]) -> ExpectedCall {
+    let tool = tools.iter().find(|t| t.name == name);
     let params = arguments
         .iter()
-        .map(|(k, v)| (k.clone(), json!([v])))
+        .map(|(k, v)| {
+            let spec = tool.and_then(|t| t.param(k));
+            (k.clone(), json!([accepted_form(v, spec)]))
+        })
         .collect();
     ExpectedCall {
         name: name.to_owned(),
         params,
+    }
+}
+
+/// `value` as the one accepted value of a parameter declared by `spec`.
+fn accepted_form(value: &Value, spec: Option<&ParamSpec>) -> Value {
+    let dict = |map: &Map<String, Value>| -> Value {
+        Value::Object(map.iter().map(|(k, v)| (k.clone(), json!([v]))).collect())
+    };
+    match (spec.map(|s| (s.kind, s.items)), value) {
+        (Some((ParamType::Dict, _)), Value::Object(map)) => dict(map),
+        (
+            Some((ParamType::Array | ParamType::Tuple, Some(ParamType::Dict))),
+            Value::Array(items),
+        ) if items.iter().all(Value::is_object) => Value::Array(
+            items
+                .iter()
+                .filter_map(Value::as_object)
+                .map(dict)
+                .collect(),
+        ),
+        _ => value.clone(),
     }
 }
 
@@ -153,7 +186,7 @@ fn from_expected_answers(
     let mut calls = Vec::with_capacity(list.len());
     for (i, answer) in list.iter().enumerate() {
         let (name, arguments) = named_call(answer, &format!("expected_answers[{i}]"))?;
-        let mut call = exactly(name, &arguments);
+        let mut call = exactly(name, &arguments, tools);
         // xlam_fc only checks the expected arguments: any other declared one may be
         // left out or, the nearest BFCL rule, given its declared default.
         for tool in tools.iter().filter(|t| t.name == name) {
@@ -172,12 +205,15 @@ fn from_expected_answers(
     Ok(calls)
 }
 
-fn from_expected_action(action: &Value) -> Result<Vec<ExpectedCall>, SchemaError> {
+fn from_expected_action(
+    action: &Value,
+    tools: &[FunctionTool],
+) -> Result<Vec<ExpectedCall>, SchemaError> {
     match action.get("type").and_then(Value::as_str) {
         Some("message") => Ok(Vec::new()),
         Some("function_call") => {
             let (name, arguments) = named_call(action, "expected_action")?;
-            Ok(vec![exactly(name, &arguments)])
+            Ok(vec![exactly(name, &arguments, tools)])
         }
         _ => Err(invalid(
             "expected_action.type",

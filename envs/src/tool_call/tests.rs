@@ -218,3 +218,36 @@ fn registered_with_a_typed_config() {
     let bad = EnvConfig::from_pairs(["call_style=json"]).unwrap();
     assert!(registry.create("tool_call", &bad).is_err());
 }
+
+/// xlam_fc and single_step rows whose arguments are a dict or a list of dicts: the
+/// exact expected call scores 1 (it used to get "Expected one of []"), another does not.
+#[test]
+fn dict_and_list_of_dict_arguments_match_exactly() {
+    let tool = json!({"type": "function", "name": "book", "parameters": {"type": "object",
+        "properties": {"guest": {"type": "object"}, "rooms": {"type": "array", "items": {"type": "object"}}},
+        "required": ["guest"]}});
+    let args = json!({"guest": {"name": "Ada", "age": 36}, "rooms": [{"beds": 2}, {"beds": 1, "view": "sea"}]});
+    let call = |a: &Value| {
+        format!(
+            "<tool_call>{}</tool_call>",
+            json!({"name": "book", "arguments": a})
+        )
+    };
+    let mut other = args.clone();
+    other["rooms"][1]["view"] = json!("city");
+    let references = [
+        json!({"expected_answers": [{"name": "book", "arguments": args.to_string()}]}),
+        json!({"expected_action": {"type": "function_call", "name": "book", "arguments": args}}),
+    ];
+    for reference in references {
+        let mut row = json!({"id": "d", "tools": [tool.clone()], "prompt": "Book."});
+        for (k, v) in reference.as_object().unwrap() {
+            row[k] = v.clone();
+        }
+        row["response"] = json!(call(&args));
+        let r = score(row.clone());
+        assert_eq!(r.score, 1.0, "{:?}", r.details);
+        row["response"] = json!(call(&other));
+        assert_eq!(score(row).score, 0.0);
+    }
+}

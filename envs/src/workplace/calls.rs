@@ -5,19 +5,24 @@
 //! 2. `response` as a Responses object with an `output` list (a Gym rollout line);
 //! 3. `transcript` or `messages`: a recorded multi-turn conversation, whose assistant
 //!    turns carry `tool_calls` (OpenAI chat layout), Responses `function_call` items,
-//!    or Hermes blocks in their text;
+//!    or Hermes blocks in their text (read when `tool_calls` is absent or empty: vLLM
+//!    without a tool parser sends `tool_calls: []` and the calls in the text);
 //! 4. `response` text with Hermes/Qwen `<tool_call>{"name": …, "arguments": …}</tool_call>`
-//!    blocks.
+//!    blocks or Qwen3-Coder `<function=…>` XML.
+//!
+//! Every call is read by `cascade_verifiers::tool_call` (its `responses` reader and
+//! text parser), the one reader of calls for every environment.
 //!
 //! A block or item that cannot be read becomes an `Err` call: it is reported to the
 //! model like a tool error and changes nothing. Collection stops one call past the
 //! limit, so a response with a million calls costs no more than one with `limit + 1`.
 
-use cascade_verifiers::workplace::{Arguments, Call, MAX_ARGUMENT_BYTES};
+use cascade_verifiers::tool_call::parse::text_calls;
+use cascade_verifiers::tool_call::responses::{self, RawCall};
+use cascade_verifiers::tool_call::{ParseError, MAX_CALLS};
+use cascade_verifiers::workplace::{Arguments, Call};
 use cascade_verifiers::{FieldError, Sample};
 use serde_json::Value;
-
-use super::row::call;
 
 /// One call as read: the call, or why it could not be read.
 pub type Read = Result<Call, String>;
@@ -70,12 +75,31 @@ pub fn predicted(sample: &Sample, limit: usize) -> Result<Predicted, FieldError>
 
 /// The function calls among Responses output items.
 fn output_items(items: &[Value], limit: usize) -> Vec<Read> {
-    items
-        .iter()
-        .filter(|item| item.get("type").and_then(Value::as_str) == Some("function_call"))
+    responses::function_calls(items)
         .take(limit + 1)
-        .map(|item| call(item, "function_call").map_err(|e| e.to_string()))
+        .map(|raw| read_raw(raw, "function_call"))
         .collect()
+}
+
+/// A call read by the shared Responses reader, as the workplace runs it.
+fn read_raw(raw: RawCall, field: &str) -> Read {
+    let name = raw
+        .name
+        .ok_or_else(|| FieldError::Missing(format!("{field}.name")).to_string())?;
+    let arguments = match raw.arguments {
+        None | Some(Value::Null) => Arguments::Json(Value::Null),
+        Some(Value::String(text)) => Arguments::Text(text),
+        Some(v @ Value::Object(_)) => Arguments::Json(v),
+        Some(other) => {
+            return Err(FieldError::wrong_type(
+                format!("{field}.arguments"),
+                "a JSON string or an object",
+                &other,
+            )
+            .to_string())
+        }
+    };
+    Ok(Call { name, arguments })
 }
 
 /// The calls of each assistant turn of a conversation, turn by turn. A Responses
@@ -83,75 +107,44 @@ fn output_items(items: &[Value], limit: usize) -> Vec<Read> {
 pub fn assistant_turns(messages: &[Value], limit: usize) -> impl Iterator<Item = Vec<Read>> + '_ {
     messages.iter().filter_map(move |m| {
         if m.get("type").and_then(Value::as_str) == Some("function_call") {
-            return Some(vec![call(m, "function_call").map_err(|e| e.to_string())]);
+            return Some(vec![read_raw(RawCall::from_item(m), "function_call")]);
         }
         if m.get("role").and_then(Value::as_str) != Some("assistant") {
             return None;
         }
-        if let Some(Value::Array(tool_calls)) = m.get("tool_calls") {
-            let calls = tool_calls
-                .iter()
-                .map(|tc| {
-                    call(tc.get("function").unwrap_or(tc), "tool_calls[]")
-                        .map_err(|e| e.to_string())
-                })
-                .collect();
-            return Some(calls);
+        if let Some(calls) = responses::chat_tool_calls(m) {
+            return Some(
+                calls
+                    .into_iter()
+                    .map(|c| read_raw(c, "tool_calls[]"))
+                    .collect(),
+            );
         }
         let text = m.get("content").and_then(Value::as_str).unwrap_or("");
         Some(hermes(text, limit))
     })
 }
 
-// To be unified with `cascade_verifiers::tool_call`'s Hermes parser once that lands.
-/// The Hermes/Qwen `<tool_call>` blocks of a model turn, at most `limit + 1`. Only the
-/// turn's final answer holds calls: text up to the last `</think>` is thinking, and an
-/// unclosed `<think>` means the whole turn is thinking. An unclosed `<tool_call>` runs to the end of the text.
+/// The calls of a model turn's text, read by the shared parser
+/// (`cascade_verifiers::tool_call::parse::text_calls`: Hermes `<tool_call>` blocks and
+/// Qwen3-Coder XML; nothing inside `<think>`), at most `limit + 1`. A text over the
+/// parser's bounds is one unreadable call; more calls than it reads are reported as
+/// `MAX_CALLS + 1` unreadable ones, so the max_calls check still names the excess.
 pub fn hermes(text: &str, limit: usize) -> Vec<Read> {
-    const OPEN: &str = "<tool_call>";
-    const CLOSE: &str = "</tool_call>";
     // The final answer only (`cascade_verifiers::final_answer`): a turn cut off while
     // thinking holds no calls.
     let text = cascade_verifiers::final_answer::final_answer(text)
         .text()
         .unwrap_or("");
-    let mut calls = Vec::new();
-    let mut rest = text;
-    while let Some(start) = rest.find(OPEN) {
-        if calls.len() > limit {
-            break;
+    match text_calls(text, &[]) {
+        Ok(calls) => calls
+            .into_iter()
+            .take(limit + 1)
+            .map(|(_, call)| call.and_then(|raw| read_raw(raw, "tool_call")))
+            .collect(),
+        Err(e @ ParseError::TooManyCalls) => {
+            vec![Err(e.to_string()); (MAX_CALLS + 1).min(limit + 1)]
         }
-        let body = &rest[start + OPEN.len()..];
-        let (inner, next) = match body.find(CLOSE) {
-            Some(end) => (&body[..end], &body[end + CLOSE.len()..]),
-            None => (body, ""),
-        };
-        calls.push(block(inner.trim()));
-        rest = next;
+        Err(e @ ParseError::TooLong { .. }) => vec![Err(e.to_string())],
     }
-    calls
-}
-
-fn block(text: &str) -> Read {
-    if text.len() > 2 * MAX_ARGUMENT_BYTES {
-        return Err(format!(
-            "the tool call is longer than {} bytes",
-            2 * MAX_ARGUMENT_BYTES
-        ));
-    }
-    let value: Value =
-        serde_json::from_str(text).map_err(|e| format!("the tool call is not valid JSON: {e}"))?;
-    let name = value
-        .get("name")
-        .and_then(Value::as_str)
-        .ok_or("the tool call has no string `name`")?;
-    let arguments = match value.get("arguments").or_else(|| value.get("parameters")) {
-        None | Some(Value::Null) => Arguments::Json(Value::Null),
-        Some(Value::String(text)) => Arguments::Text(text.clone()),
-        Some(v) => Arguments::Json(v.clone()),
-    };
-    Ok(Call {
-        name: name.to_owned(),
-        arguments,
-    })
 }

@@ -215,15 +215,20 @@ fn huge_and_hostile_responses_are_bounded() {
     let r = e.score(&row(truth.clone(), json!({"response": big})));
     assert_eq!(
         (r.score, r.details["calls_executed"].clone()),
-        (0.0, json!(0))
+        (0.0, json!(1)),
+        "one unreadable turn"
     );
+    assert!(r.details["errors"][0]["error"]
+        .as_str()
+        .unwrap()
+        .contains("over the limit"));
     let nested = format!("<tool_call>{}</tool_call>", "[".repeat(100_000));
     let r = e.score(&row(truth.clone(), json!({"response": nested})));
     assert_eq!(r.score, 0.0);
     assert!(r.details["errors"][0]["error"]
         .as_str()
         .unwrap()
-        .contains("not valid JSON"));
+        .contains("invalid JSON"));
     let deep_args = format!(
         "<tool_call>{{\"name\": \"email_send_email\", \"arguments\": {}1{}}}</tool_call>",
         "[".repeat(5000),
@@ -325,5 +330,89 @@ mod property {
                 if let Turn::Done(_) = e.step(&mut session, t) { break; }
             }
         }
+    }
+}
+
+/// vLLM without a tool parser sends the calls in the text and `tool_calls: []`.
+#[test]
+fn text_calls_are_read_when_tool_calls_is_empty() {
+    let e = env();
+    let id = first_id(&e, "customers");
+    let truth = json!([gt(UPDATE, status(&id, "Won"))]);
+    let chat = json!([{"role": "assistant", "content": hermes(UPDATE, status(&id, "Won")), "tool_calls": []}]);
+    let r = e.score(&row(truth, json!({"messages": chat})));
+    assert_eq!(r.score, 1.0, "{:?}", r.details);
+}
+
+/// A row whose reference calls fail against the state (records it lacks) is refused
+/// by id: a do-nothing answer must not score 1.
+#[test]
+fn rows_whose_reference_fails_are_refused_by_id() {
+    let e = env();
+    let truth = json!([gt(UPDATE, status("99999999", "Won"))]);
+    let r = e.score(&row(truth.clone(), json!({"id": 41, "response": "Done."})));
+    assert_eq!(r.score, 0.0);
+    assert_eq!(r.details["refused"], true);
+    let message = r.error_message().unwrap();
+    assert!(
+        message.starts_with("row 41: its reference calls fail"),
+        "{message}"
+    );
+    assert!(
+        e.start(&row(truth, json!({}))).is_err(),
+        "no session either"
+    );
+}
+
+/// Gym's rows (environment_name workplace_assistant, or an agent_ref) start from Gym's
+/// state, read from the folder `scripts/setup` fills; cascade's rows from the seed.
+#[test]
+fn gym_rows_start_from_gyms_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = env().with_gym_state(dir.path().join("absent"));
+    let id = first_id(&e, "customers");
+    let truth = json!([gt(UPDATE, status(&id, "Won"))]);
+    let ours = row(
+        truth.clone(),
+        json!({"response_output": [fc(UPDATE, status(&id, "Won"))]}),
+    );
+    assert_eq!(e.score(&ours).score, 1.0);
+    for marker in [
+        json!({"environment_name": "workplace_assistant"}),
+        json!({"agent_ref": {"name": "workplace_assistant_simple_agent"}}),
+    ] {
+        let mut gym = ours.value().clone();
+        for (k, v) in marker.as_object().unwrap() {
+            gym[k] = v.clone();
+        }
+        let r = e.score(&Sample::new(gym));
+        assert_eq!(r.score, 0.0);
+        assert!(
+            r.error_message().unwrap().contains("run scripts/setup"),
+            "{:?}",
+            r.details
+        );
+    }
+    // With Gym's CSVs installed (scripts/setup), Gym's example rows score by them.
+    let installed = gym_data_dir();
+    if installed.join("processed/emails.csv").is_file() {
+        let e = env();
+        let gym = json!({"id": 0, "environment_name": "workplace_assistant",
+            "responses_create_params": {"input": "Reply."},
+            "ground_truth": [{"name": "email_reply_email", "arguments": "{\"email_id\": \"00000057\", \"body\": \"Thanks\"}"}]});
+        let mut sample = Sample::new(gym.clone());
+        assert_eq!(
+            e.score(&sample.with_field("response", json!("Done.")))
+                .score,
+            0.0
+        );
+        sample = sample.with_field(
+            "response_output",
+            json!([fc(
+                "email_reply_email",
+                json!({"email_id": "00000057", "body": "Thanks"})
+            )]),
+        );
+        assert_eq!(e.score(&sample).score, 1.0);
     }
 }

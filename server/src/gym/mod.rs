@@ -6,9 +6,10 @@
 //! `responses_create_params` (the OpenAI Responses API input) and `response` (a
 //! Responses API object). The text scored is the last assistant `output_text` of
 //! `response.output`; the output items themselves travel in the sample's
-//! `response_output` (tool calling reads its `function_call` items). Gym's own task-field names are accepted where they differ from
-//! cascade's ([`gym_row_to_sample`]), so Gym datasets need no conversion. The reply is
-//! the request echoed, plus `reward` and cascade's `details`.
+//! `response_output` (tool calling reads its `function_call` items). The row is read by
+//! its environment as `cascade score` reads it ([`verify_sample`]; Gym's field names,
+//! ids and layouts are the environments' own), so Gym datasets need no conversion. The
+//! reply is the request echoed, plus `reward` and cascade's `details`.
 
 use std::sync::Arc;
 
@@ -27,7 +28,7 @@ mod row;
 
 pub use aggregate::aggregate_metrics;
 pub use aggregate::aggregate_metrics_default;
-pub use row::{gym_row_to_sample, last_output_text, RESPONSE_OUTPUT};
+pub use row::{last_output_text, verify_sample, RESPONSE_OUTPUT};
 
 /// `POST /{env}/verify`.
 pub async fn verify(
@@ -82,7 +83,7 @@ async fn verified(
     // fields for tool calling), as `cascade score` sees a Gym row.
     let mut task = body.clone();
     task.remove(response);
-    let sample = gym_row_to_sample(&env, &task, &reply);
+    let sample = verify_sample(&task, &reply);
     let mut results = score_samples(state, env, config, vec![sample]).await?;
     let result = results
         .pop()

@@ -34,11 +34,8 @@ impl EnvData {
     /// scoring path, so a panicking or misbehaving environment costs this sample
     /// (reward 0, the fault printed) and never the step.
     pub fn score(&self, i: usize, response: &str) -> f64 {
-        let mut value = self.rows[i].value().clone();
-        if let Value::Object(map) = &mut value {
-            map.insert("response".into(), Value::String(response.to_owned()));
-        }
-        let guarded = guard(self.env.as_ref(), &Sample::new(value));
+        let sample = self.rows[i].with_field("response", Value::String(response.to_owned()));
+        let guarded = guard(self.env.as_ref(), &sample);
         if let Some(fault) = &guarded.fault {
             // A bug in the environment, unlike a sample's own errors: show it.
             eprintln!(
@@ -56,13 +53,7 @@ impl EnvData {
         let group = self.env.group()?;
         let samples: Vec<Sample> = responses
             .iter()
-            .map(|response| {
-                let mut value = self.rows[i].value().clone();
-                if let Value::Object(map) = &mut value {
-                    map.insert("response".into(), Value::String(response.clone()));
-                }
-                Sample::new(value)
-            })
+            .map(|response| self.rows[i].with_field("response", Value::String(response.clone())))
             .collect();
         let guarded = guard_group(group, &samples);
         if let Some(fault) = guarded.iter().find_map(|g| g.fault.as_ref()) {
@@ -92,7 +83,7 @@ pub fn read_rows(path: &Path, limit: Option<usize>) -> Result<Vec<Numbered<Sampl
         .map(|row| {
             row.map(|r| Numbered {
                 line: r.line,
-                value: Sample::new(r.value),
+                value: Sample::at_line(r.value, r.line),
             })
         })
         .collect::<Result<Vec<_>, _>>()?;

@@ -37,11 +37,16 @@ impl MathVerifier {
     }
 }
 
-/// The gold answer: a string, or a JSON number written as text.
+/// The gold answer: `answer`, else NeMo Gym's `expected_answer` (math_with_judge
+/// rows); a string, or a JSON number written as text.
 pub fn gold_answer(sample: &Sample) -> Result<String, crate::FieldError> {
-    match sample.require("answer")? {
+    let field = match sample.get("answer") {
+        None if sample.get("expected_answer").is_some() => "expected_answer",
+        _ => "answer",
+    };
+    match sample.require(field)? {
         Value::Number(n) => Ok(n.to_string()),
-        _ => sample.str_field("answer").map(str::to_owned),
+        _ => sample.str_field(field).map(str::to_owned),
     }
 }
 

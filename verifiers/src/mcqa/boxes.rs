@@ -1,6 +1,6 @@
 //! The final `\boxed{}` answer (boxed grading modes).
 
-use super::candidate::{by_label_or_text, single_letter};
+use super::candidate::{by_label_or_text, leading_label, single_letter};
 use super::{Choices, NoAnswer};
 
 /// A closed `\boxed{…}` or `\fbox{…}`: byte offsets of the command and of its content.
@@ -45,10 +45,15 @@ pub(super) fn final_box(text: &str, choices: &Choices, lenient: bool) -> Result<
     }
 }
 
+/// Strict mode follows NeMo Gym 0.7.0: one letter, or a letter labelling the box's
+/// text (`\boxed{B) Gold}`); lenient mode reads option texts too.
 fn letter_in(inner: &str, choices: &Choices, lenient: bool) -> Option<char> {
     let letter = single_letter(inner, false, choices);
-    if !lenient || letter.is_some() {
+    if letter.is_some() {
         return letter;
+    }
+    if !lenient {
+        return leading_label(inner, choices);
     }
     by_label_or_text(inner, choices, true)
 }

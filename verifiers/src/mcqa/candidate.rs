@@ -72,6 +72,18 @@ pub(super) fn single_letter(candidate: &str, any_case: bool, choices: &Choices) 
     choices.contains(letter).then_some(letter)
 }
 
+/// NeMo Gym's strict boxed label (0.7.0, `BOXED_LETTER_LABEL_PATTERN`,
+/// `^\s*([A-Z])\s*[:).\-]`): an uppercase option letter at the start of the box, then
+/// `:`, `)`, `.` or `-`, whatever follows (`B) Gold`, `B: Gold`, `E. coli`). As in Gym,
+/// the text after the label is not compared with the option's.
+pub(super) fn leading_label(candidate: &str, choices: &Choices) -> Option<char> {
+    let unwrapped = unwrap(candidate);
+    let mut chars = unwrapped.trim_start().chars();
+    let letter = chars.next().filter(char::is_ascii_uppercase)?;
+    let delimiter = chars.find(|c| !c.is_whitespace())?;
+    (":).-".contains(delimiter) && choices.contains(letter)).then_some(letter)
+}
+
 /// A candidate that starts with an option letter as a label: `B) Square`, `(B) Square`,
 /// `B. Square`, `B: Square`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

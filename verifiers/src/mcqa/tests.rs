@@ -42,7 +42,9 @@ fn strict_rejects_what_is_not_one_option_letter() {
         ("\\boxed{\\text{E}}", NoAnswer::NotAnOption),
         ("\\boxed{b}", NoAnswer::NotAnOption),
         ("\\boxed{AB}", NoAnswer::NotAnOption),
-        ("\\boxed{B) Square}", NoAnswer::NotAnOption),
+        ("\\boxed{(B) Square}", NoAnswer::NotAnOption),
+        ("\\boxed{b) Square}", NoAnswer::NotAnOption),
+        ("\\boxed{E: Square}", NoAnswer::NotAnOption),
         ("\\boxed{Square}", NoAnswer::NotAnOption),
         ("\\boxed{}", NoAnswer::NotAnOption),
         ("The answer is A.", NoAnswer::NoBox),
@@ -51,6 +53,22 @@ fn strict_rejects_what_is_not_one_option_letter() {
         ("Answer: B", NoAnswer::NoBox),
     ] {
         assert_eq!(read(response, Strict), Err(reason), "{response}");
+    }
+}
+
+/// NeMo Gym 0.7.0's strict mode reads a leading letter label (`BOXED_LETTER_LABEL_PATTERN`),
+/// whatever text follows it, as Gym does.
+#[test]
+fn strict_reads_a_labelled_box_as_gym_0_7_does() {
+    for (response, letter) in [
+        ("\\boxed{B) Gold}", 'B'),
+        ("\\boxed{B: Gold}", 'B'),
+        ("\\boxed{ C . Square root}", 'C'),
+        ("\\boxed{D - PCR}", 'D'),
+        ("\\boxed{\\text{A: Circle}}", 'A'),
+        ("\\boxed{A) Square}", 'A'),
+    ] {
+        assert_eq!(read(response, Strict), Ok(letter), "{response}");
     }
 }
 

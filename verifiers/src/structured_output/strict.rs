@@ -2,10 +2,14 @@
 //! `properties` requires all of them and allows no others.
 //!
 //! Gym walks every dict value of the schema; this walks every *subschema* (the values of
-//! `properties`, `$defs`, …, and the entries of `anyOf`, `allOf`, `oneOf`, `prefixItems`,
-//! …), so it also closes objects inside `anyOf` branches (Gym skips lists), and it
-//! leaves data alone: a property *named* `properties`, or a `const`/`default` object,
-//! is not a schema and is not rewritten.
+//! `properties`, `$defs`, …, and the entries of `anyOf`, `oneOf`, `prefixItems`,
+//! …), so it also closes objects inside `anyOf` and `oneOf` branches (Gym skips
+//! lists), and it leaves data alone: a property *named* `properties`, or a
+//! `const`/`default` object, is not a schema and is not rewritten.
+//!
+//! `allOf` is left alone, as Gym leaves it: its branches describe parts of one object,
+//! so closing each branch to its own properties would forbid the others' and make the
+//! conjunction unsatisfiable.
 
 use serde_json::Value;
 
@@ -31,8 +35,8 @@ const MAP: &[&str] = &[
     "definitions",
     "dependentSchemas",
 ];
-/// Keywords whose value is a list of subschemas.
-const LIST: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems", "items"];
+/// Keywords whose value is a list of subschemas (not `allOf`: see the module comment).
+const LIST: &[&str] = &["anyOf", "oneOf", "prefixItems", "items"];
 
 /// Rewrites `schema` in place. Depth is bounded by the schema's own nesting (a parsed
 /// JSON value, at most 128 deep).
@@ -111,5 +115,18 @@ mod tests {
         let mut boolean = json!(true);
         strictify(&mut boolean);
         assert_eq!(boolean, json!(true));
+    }
+
+    /// Gym leaves `allOf` members alone: closing each branch would make an object with
+    /// both branches' properties fail both.
+    #[test]
+    fn leaves_all_of_branches_open() {
+        let mut schema = json!({"allOf": [
+            {"type": "object", "properties": {"a": {"type": "integer"}}},
+            {"type": "object", "properties": {"b": {"type": "string"}}}
+        ]});
+        let before = schema.clone();
+        strictify(&mut schema);
+        assert_eq!(schema, before);
     }
 }

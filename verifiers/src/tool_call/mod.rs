@@ -12,6 +12,7 @@
 pub mod check;
 pub mod matching;
 pub mod parse;
+pub mod responses;
 pub mod schema;
 pub mod values;
 
@@ -19,6 +20,7 @@ use serde_json::{json, Value};
 
 pub use check::{check_call, Mismatch};
 pub use parse::{parse_output_items, parse_text, visible_text, CallFormat, ParseError, ParsedCall};
+pub use responses::RawCall;
 pub use schema::{
     ground_truth_from_json, tools_from_json, ExpectedCall, FunctionTool, SchemaError,
 };

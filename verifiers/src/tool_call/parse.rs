@@ -19,6 +19,7 @@
 use serde_json::{Map, Number, Value};
 use thiserror::Error;
 
+use super::responses::{function_calls, RawCall};
 use super::schema::{FunctionTool, ParamType};
 use super::{MAX_CALLS, MAX_RESPONSE_BYTES};
 
@@ -66,6 +67,25 @@ pub fn visible_text(text: &str) -> &str {
 
 /// The calls in a text response. `tools` types Qwen3-Coder parameter values.
 pub fn parse_text(text: &str, tools: &[FunctionTool]) -> Result<Vec<ParsedCall>, ParseError> {
+    Ok(text_calls(text, tools)?
+        .into_iter()
+        .map(|(format, call)| match call {
+            Ok(raw) => ParsedCall::from_raw(raw, format),
+            Err(message) => ParsedCall {
+                format,
+                name: None,
+                arguments: Err(message),
+            },
+        })
+        .collect())
+}
+
+/// One call read from text, its arguments as written, or why it cannot be read.
+pub type TextCall = (CallFormat, Result<RawCall, String>);
+
+/// The calls in a text response, their arguments as written (Hermes) or typed by
+/// `tools` (Qwen3-Coder XML): for environments that type arguments their own way.
+pub fn text_calls(text: &str, tools: &[FunctionTool]) -> Result<Vec<TextCall>, ParseError> {
     if text.len() > MAX_RESPONSE_BYTES {
         return Err(ParseError::TooLong { bytes: text.len() });
     }
@@ -80,7 +100,7 @@ pub fn parse_text(text: &str, tools: &[FunctionTool]) -> Result<Vec<ParsedCall>,
         if block.starts_with("<function=") {
             xml_calls(block, tools, &mut calls)?;
         } else {
-            push(&mut calls, hermes_call(block))?;
+            push(&mut calls, (CallFormat::Hermes, hermes_call(block)))?;
         }
     }
     Ok(calls)
@@ -89,26 +109,31 @@ pub fn parse_text(text: &str, tools: &[FunctionTool]) -> Result<Vec<ParsedCall>,
 /// The `function_call` items of a Responses API `output`; other items are skipped.
 pub fn parse_output_items(items: &[Value]) -> Result<Vec<ParsedCall>, ParseError> {
     let mut calls = Vec::new();
-    for item in items {
-        if item.get("type").and_then(Value::as_str) != Some("function_call") {
-            continue;
-        }
-        let name = item.get("name").and_then(Value::as_str).map(str::to_owned);
-        let arguments = match item.get("arguments") {
-            None => Err("the item has no `arguments`".to_owned()),
-            Some(args) => arguments_object(args),
-        };
-        let call = ParsedCall {
-            format: CallFormat::ResponsesItem,
-            name,
-            arguments,
-        };
-        push(&mut calls, call)?;
+    for call in function_calls(items) {
+        push(
+            &mut calls,
+            ParsedCall::from_raw(call, CallFormat::ResponsesItem),
+        )?;
     }
     Ok(calls)
 }
 
-fn push(calls: &mut Vec<ParsedCall>, call: ParsedCall) -> Result<(), ParseError> {
+impl ParsedCall {
+    /// A call read by [`super::responses`], its arguments checked to be an object.
+    pub fn from_raw(call: RawCall, format: CallFormat) -> Self {
+        let arguments = match &call.arguments {
+            None => Err("the call has no `arguments`".to_owned()),
+            Some(args) => arguments_object(args),
+        };
+        Self {
+            format,
+            name: call.name,
+            arguments,
+        }
+    }
+}
+
+fn push<T>(calls: &mut Vec<T>, call: T) -> Result<(), ParseError> {
     if calls.len() >= MAX_CALLS {
         return Err(ParseError::TooManyCalls);
     }
@@ -138,36 +163,22 @@ fn tool_call_blocks(text: &str) -> Vec<&str> {
     blocks
 }
 
-fn hermes_call(block: &str) -> ParsedCall {
-    let failed = |message: String| ParsedCall {
-        format: CallFormat::Hermes,
-        name: None,
-        arguments: Err(message),
-    };
-    let value: Value = match serde_json::from_str(block) {
-        Ok(v) => v,
-        Err(e) => return failed(format!("invalid JSON in <tool_call>: {e}")),
-    };
-    let Some(object) = value.as_object() else {
-        return failed("a <tool_call> must hold a JSON object".to_owned());
-    };
-    let name = object
-        .get("name")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    let arguments = match object.get("arguments").or_else(|| object.get("parameters")) {
-        None | Some(Value::Null) => Ok(Map::new()),
-        Some(args) => arguments_object(args),
-    };
-    let arguments = match name {
-        Some(_) => arguments,
-        None => Err("a <tool_call> needs a string `name`".to_owned()),
-    };
-    ParsedCall {
-        format: CallFormat::Hermes,
-        name,
-        arguments,
+/// One `<tool_call>` block: a JSON object with a string `name`; absent or null
+/// arguments are no arguments.
+fn hermes_call(block: &str) -> Result<RawCall, String> {
+    let value: Value =
+        serde_json::from_str(block).map_err(|e| format!("invalid JSON in <tool_call>: {e}"))?;
+    if !value.is_object() {
+        return Err("a <tool_call> must hold a JSON object".to_owned());
     }
+    let mut call = RawCall::from_item(&value);
+    if call.name.is_none() {
+        return Err("a <tool_call> needs a string `name`".to_owned());
+    }
+    if call.arguments.as_ref().is_none_or(Value::is_null) {
+        call.arguments = Some(Value::Object(Map::new()));
+    }
+    Ok(call)
 }
 
 /// Arguments given as an object, or as a JSON string holding an object.
@@ -191,29 +202,28 @@ fn arguments_object(args: &Value) -> Result<Map<String, Value>, String> {
 fn xml_calls(
     text: &str,
     tools: &[FunctionTool],
-    calls: &mut Vec<ParsedCall>,
+    calls: &mut Vec<TextCall>,
 ) -> Result<(), ParseError> {
     const OPEN: &str = "<function=";
     let mut rest = text;
     while let Some(start) = rest.find(OPEN) {
         let after = &rest[start + OPEN.len()..];
         let end = first_of(after, "</function>", OPEN);
-        push(calls, xml_call(&after[..end], tools))?;
+        push(
+            calls,
+            (CallFormat::Qwen3CoderXml, xml_call(&after[..end], tools)),
+        )?;
         rest = &after[end..];
     }
     Ok(())
 }
 
 /// One function block, after `<function=`: `name>` then the parameters.
-fn xml_call(block: &str, tools: &[FunctionTool]) -> ParsedCall {
+fn xml_call(block: &str, tools: &[FunctionTool]) -> Result<RawCall, String> {
     let (name, body) = block.split_once('>').unwrap_or((block, ""));
     let name = name.trim();
     if name.is_empty() {
-        return ParsedCall {
-            format: CallFormat::Qwen3CoderXml,
-            name: None,
-            arguments: Err("a <function=...> block without a name".to_owned()),
-        };
+        return Err("a <function=...> block without a name".to_owned());
     }
     let tool = tools.iter().find(|t| t.name == name);
     let mut arguments = Map::new();
@@ -221,11 +231,10 @@ fn xml_call(block: &str, tools: &[FunctionTool]) -> ParsedCall {
         let kind = tool.and_then(|t| t.param(param)).map(|s| s.kind);
         arguments.insert(param.to_owned(), typed_value(raw, kind));
     }
-    ParsedCall {
-        format: CallFormat::Qwen3CoderXml,
+    Ok(RawCall {
         name: Some(name.to_owned()),
-        arguments: Ok(arguments),
-    }
+        arguments: Some(Value::Object(arguments)),
+    })
 }
 
 /// `(name, raw value)` of each `<parameter=name>value</parameter>`; an unclosed one
