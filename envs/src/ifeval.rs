@@ -1,18 +1,37 @@
-//! The `ifeval` environment: instruction following, graded by IFEval's checks.
+//! The `ifeval` environment: instruction following, graded by IFEval's 25 checks,
+//! the 29 that NeMo Gym's `instruction_following` registry adds, and IFBench's ids
+//! (known, not yet checked).
 //!
-//! A row carries `prompt`, `instruction_id_list` and `kwargs` (one object per id).
-//! The reward is prompt-level strict accuracy (1 when every instruction is followed)
-//! or, with `fractional = true`, the share of instructions followed, as open-instruct
-//! uses for IF-RL; `loose = true` grades with the loose variants instead.
-//! `details.strict` and `details.loose` always hold one boolean per instruction.
+//! Rows come in three layouts, told apart by their fields and read the same way:
+//! - IFEval's: `prompt`, `instruction_id_list`, `kwargs` (one object per id);
+//! - NeMo Gym's `instruction_following` rows: the same fields under
+//!   `verifier_metadata` (current layout) or at the top level beside
+//!   `responses_create_params` (older blends), with an optional `grading_mode`;
+//!   a field under `verifier_metadata` wins, as in Gym;
+//! - NeMo Gym's `ifbench` rows: top-level fields, IFBench ids, `grading_mode`.
+//!
+//! The reward is `grading_mode`'s: `binary` (1 when every instruction is followed,
+//! strict) or `fraction` (the share followed; 0 for an empty list, as Gym). The
+//! config's `fractional = true` forces `fraction`; otherwise the row's mode is
+//! used, else Gym's default for the layout (`fraction` for IFBench rows, `binary`
+//! otherwise). `loose = true` grades with the loose verdicts instead.
+//!
+//! An unknown id or a bad argument makes that instruction false and the row goes
+//! on, as in Gym; `details.instruction_errors` then names the reason per
+//! instruction (null where none). Blank answers: IFEval's rule (a blank response
+//! follows nothing) holds for IFEval and IFBench rows; Gym's `instruction_following`
+//! server runs each check on the blank text as is (so an empty answer has "no
+//! comma"), and its rows are graded that way. `details.strict` and
+//! `details.loose` always hold one boolean per instruction.
+//!
 //! Only the final answer is graded (the text after the last `</think>`, as Gym grades
 //! the final message); a response cut off while thinking is reward 0 with
 //! `details.error`.
 
-use cascade_datasets::ifeval::IfevalRow;
-use cascade_verifiers::ifeval::{evaluate, parse_list};
+use cascade_verifiers::ifeval::{grade, ifbench, parse_each, Blank};
 use cascade_verifiers::{FieldError, Reward, Sample};
 use serde::Deserialize;
+use serde_json::Value;
 
 use crate::config::ConfigError;
 use crate::environment::{ChatMessage, Environment};
@@ -23,13 +42,102 @@ use crate::score_error::ScoreError;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct IfevalConfig {
-    /// Reward = share of instructions followed instead of all-or-nothing.
+    /// Reward = share of instructions followed, whatever the row's `grading_mode`.
     pub fractional: bool,
     /// Reward from the loose verdicts instead of the strict ones.
     pub loose: bool,
 }
 
-/// Instruction following with IFEval's 25 checks.
+/// NeMo Gym's `grading_mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GradingMode {
+    Binary,
+    Fraction,
+}
+
+/// Which grader's rules a row follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    Ifeval,
+    GymInstructionFollowing,
+    GymIfbench,
+}
+
+/// A row's instruction fields, wherever they were found.
+struct IfRow<'a> {
+    ids: &'a [Value],
+    kwargs: Vec<Value>,
+    grading_mode: Option<GradingMode>,
+    layout: Layout,
+}
+
+/// A task field: under `verifier_metadata` first, then at the top level.
+fn task_field<'a>(sample: &'a Sample, name: &str) -> Option<&'a Value> {
+    sample
+        .get("verifier_metadata")
+        .and_then(|m| m.get(name))
+        .or_else(|| sample.get(name))
+}
+
+fn field_name(sample: &Sample, name: &str) -> String {
+    match sample.get("verifier_metadata").and_then(|m| m.get(name)) {
+        Some(_) => format!("verifier_metadata.{name}"),
+        None => name.to_owned(),
+    }
+}
+
+impl<'a> IfRow<'a> {
+    fn read(sample: &'a Sample) -> Result<Self, FieldError> {
+        let ids_name = field_name(sample, "instruction_id_list");
+        let ids = task_field(sample, "instruction_id_list")
+            .ok_or_else(|| FieldError::Missing(ids_name.clone()))?;
+        let ids = ids
+            .as_array()
+            .ok_or_else(|| FieldError::wrong_type(ids_name, "an array", ids))?;
+        let kwargs = match task_field(sample, "kwargs") {
+            None | Some(Value::Null) => vec![Value::Null; ids.len()],
+            Some(Value::Array(list)) => list.clone(),
+            Some(other) => {
+                return Err(FieldError::wrong_type(
+                    field_name(sample, "kwargs"),
+                    "an array",
+                    other,
+                ))
+            }
+        };
+        let gym = sample.get("verifier_metadata").is_some()
+            || sample.get("responses_create_params").is_some();
+        let has_ifbench = ids
+            .iter()
+            .any(|id| id.as_str().is_some_and(ifbench::is_ifbench));
+        let layout = match (gym, has_ifbench) {
+            (false, _) => Layout::Ifeval,
+            (true, false) => Layout::GymInstructionFollowing,
+            (true, true) => Layout::GymIfbench,
+        };
+        Ok(Self {
+            ids,
+            kwargs,
+            grading_mode: grading_mode(sample)?,
+            layout,
+        })
+    }
+}
+
+/// The row's `grading_mode`, if set (Gym's two names).
+fn grading_mode(sample: &Sample) -> Result<Option<GradingMode>, FieldError> {
+    match task_field(sample, "grading_mode") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s == "binary" => Ok(Some(GradingMode::Binary)),
+        Some(Value::String(s)) if s == "fraction" => Ok(Some(GradingMode::Fraction)),
+        Some(other) => Err(FieldError::Invalid {
+            field: field_name(sample, "grading_mode"),
+            problem: format!("must be \"binary\" or \"fraction\", found {other}"),
+        }),
+    }
+}
+
+/// Instruction following with IFEval's and NeMo Gym's checks.
 pub struct IfevalEnv {
     config: IfevalConfig,
 }
@@ -39,35 +147,58 @@ impl IfevalEnv {
         Self { config }
     }
 
-    fn reward(&self, verdicts: &[bool]) -> f64 {
-        let followed = verdicts.iter().filter(|&&v| v).count();
+    fn mode(&self, row: &IfRow) -> GradingMode {
         if self.config.fractional {
-            if verdicts.is_empty() {
-                1.0
-            } else {
-                followed as f64 / verdicts.len() as f64
-            }
-        } else if followed == verdicts.len() {
-            1.0
-        } else {
-            0.0
+            return GradingMode::Fraction;
         }
+        row.grading_mode.unwrap_or(match row.layout {
+            Layout::GymIfbench => GradingMode::Fraction,
+            _ => GradingMode::Binary,
+        })
     }
 
     fn try_score(&self, sample: &Sample) -> Result<Reward, ScoreError> {
         sample.validate_common()?;
         let response = sample.final_answer()?;
-        let row = IfevalRow::try_from(sample)?;
-        let instructions = parse_list(&row.instruction_ids, &row.kwargs)?;
-        let verdicts = evaluate(&instructions, response);
+        let row = IfRow::read(sample)?;
+        let parsed = parse_each(row.ids, &row.kwargs)?;
+        let blank = match row.layout {
+            Layout::GymInstructionFollowing => Blank::Checked,
+            _ => Blank::Fails,
+        };
+        let verdicts = grade(&parsed, response, blank);
         let graded = if self.config.loose {
             &verdicts.loose
         } else {
             &verdicts.strict
         };
-        Ok(Reward::new(self.reward(graded))
+        let mut reward = Reward::new(reward(self.mode(&row), graded))
             .with("strict", verdicts.strict.clone())
-            .with("loose", verdicts.loose.clone()))
+            .with("loose", verdicts.loose.clone());
+        if parsed.iter().any(Result::is_err) {
+            let errors: Vec<Value> = parsed
+                .iter()
+                .map(|p| {
+                    p.as_ref()
+                        .err()
+                        .map_or(Value::Null, |e| Value::from(e.to_string()))
+                })
+                .collect();
+            reward = reward.with("instruction_errors", errors);
+        }
+        Ok(reward)
+    }
+}
+
+/// Gym's reward: all followed (binary), or the share followed (fraction; 0 for
+/// an empty list).
+fn reward(mode: GradingMode, verdicts: &[bool]) -> f64 {
+    let followed = verdicts.iter().filter(|&&v| v).count();
+    match mode {
+        GradingMode::Fraction if verdicts.is_empty() => 0.0,
+        GradingMode::Fraction => followed as f64 / verdicts.len() as f64,
+        GradingMode::Binary if followed == verdicts.len() => 1.0,
+        GradingMode::Binary => 0.0,
     }
 }
 
@@ -77,7 +208,12 @@ impl Environment for IfevalEnv {
     }
 
     fn prompt(&self, row: &Sample) -> Result<Vec<ChatMessage>, FieldError> {
-        Ok(vec![ChatMessage::user(row.str_field("prompt")?)])
+        let prompt =
+            task_field(row, "prompt").ok_or_else(|| FieldError::Missing("prompt".into()))?;
+        let prompt = prompt
+            .as_str()
+            .ok_or_else(|| FieldError::wrong_type(field_name(row, "prompt"), "a string", prompt))?;
+        Ok(vec![ChatMessage::user(prompt)])
     }
 
     fn score(&self, sample: &Sample) -> Reward {
@@ -93,7 +229,7 @@ inventory::submit! {
     EnvPlugin {
         name: "ifeval",
         origin: env!("CARGO_PKG_NAME"),
-        description: "instruction following: IFEval's 25 checks, strict reward (config: fractional, loose)",
+        description: "instruction following: IFEval's 25 checks and NeMo Gym's 29 more, reward by grading_mode (config: fractional, loose)",
         make,
     }
 }
@@ -169,25 +305,123 @@ mod tests {
     }
 
     #[test]
-    fn unknown_ids_and_bad_kwargs_are_named() {
+    fn unknown_ids_and_bad_kwargs_fail_only_their_instruction() {
+        let mut line = row("the sky is blue");
+        line["instruction_id_list"] = json!([
+            "punctuation:no_semicolon",
+            "punctuation:no_comma",
+            "length_constraints:number_words",
+            "count:word_count_range"
+        ]);
+        line["kwargs"] = json!([{}, {}, {"num_words": 10, "relation": "at most"}, {}]);
+        let r = score(IfevalConfig::default(), line.clone());
+        assert_eq!(r.score, 0.0);
+        assert_eq!(r.error_message(), None);
+        assert_eq!(r.details["strict"], json!([false, true, false, false]));
+        assert_eq!(
+            r.details["instruction_errors"],
+            json!([
+                "unknown instruction id `punctuation:no_semicolon`",
+                null,
+                "instruction `length_constraints:number_words`: kwarg `relation` must be \"less than\" or \"at least\", found \"at most\"",
+                "instruction `count:word_count_range` (IFBench) is not yet supported"
+            ])
+        );
+        line["grading_mode"] = json!("fraction");
+        assert_eq!(score(IfevalConfig::default(), line).score, 0.25);
+        // Mismatched lists are still a row error.
         let mut line = row("x");
-        line["instruction_id_list"] = json!(["punctuation:no_semicolon"]);
         line["kwargs"] = json!([{}]);
         let r = score(IfevalConfig::default(), line);
-        assert_eq!(r.score, 0.0);
         assert_eq!(
             r.error_message(),
-            Some("unknown instruction id `punctuation:no_semicolon`")
+            Some("2 instruction ids but 1 kwargs entries")
         );
+    }
 
-        let mut line = row("x");
-        line["instruction_id_list"] = json!(["length_constraints:number_words"]);
-        line["kwargs"] = json!([{"num_words": 10, "relation": "at most"}]);
-        let r = score(IfevalConfig::default(), line);
+    fn gym_row(response: &str, mode: Option<&str>) -> Value {
+        let mut vm = json!({
+            "prompt": "Write.",
+            "instruction_id_list": ["punctuation:no_comma", "paragraphs:paragraphs2"],
+            "kwargs": [null, {}],
+        });
+        if let Some(mode) = mode {
+            vm["grading_mode"] = json!(mode);
+        }
+        json!({
+            "id": "7",
+            "response": response,
+            "responses_create_params": {"input": [{"role": "user", "content": "Write."}]},
+            "verifier_metadata": vm,
+        })
+    }
+
+    #[test]
+    fn gym_rows_verifier_metadata_and_grading_mode() {
+        let env = IfevalConfig::default();
+        let r = score(env, gym_row("one, two", None));
+        assert_eq!(r.score, 0.0);
+        assert_eq!(r.details["strict"], json!([false, false]));
+        assert_eq!(
+            score(env, gym_row("one, two\n\nthree", Some("fraction"))).score,
+            0.5
+        );
+        assert_eq!(
+            score(env, gym_row("one two\n\nthree", Some("binary"))).score,
+            1.0
+        );
+        let r = score(env, gym_row("x", Some("partial")));
         assert_eq!(
             r.error_message(),
-            Some("instruction `length_constraints:number_words`: kwarg `relation` must be \"less than\" or \"at least\", found \"at most\"")
+            Some("field `verifier_metadata.grading_mode`: must be \"binary\" or \"fraction\", found \"partial\"")
         );
+        // A top-level field is used when verifier_metadata lacks it (older blends).
+        let mut legacy = gym_row("a\n\nb", None);
+        let vm = legacy["verifier_metadata"].take();
+        for (k, v) in vm.as_object().unwrap() {
+            legacy[k] = v.clone();
+        }
+        legacy["verifier_metadata"] = json!({"grading_mode": "fraction"});
+        assert_eq!(score(env, legacy.clone()).score, 1.0);
+        let prompt = IfevalEnv::new(env)
+            .prompt(&Sample::new(gym_row("", None)))
+            .unwrap();
+        assert_eq!(prompt[0].content, "Write.");
+    }
+
+    #[test]
+    fn blank_answers_follow_gyms_rule_on_gym_rows_only() {
+        let mut line = row("");
+        line["instruction_id_list"] = json!(["punctuation:no_comma"]);
+        line["kwargs"] = json!([{}]);
+        // IFEval's rule: a blank response follows nothing.
+        assert_eq!(score(IfevalConfig::default(), line.clone()).score, 0.0);
+        // Gym's instruction_following server checks the empty text: no comma.
+        line["responses_create_params"] = json!({"input": []});
+        assert_eq!(score(IfevalConfig::default(), line.clone()).score, 1.0);
+        // Gym's ifbench server fails blank answers, and defaults to fraction.
+        line["instruction_id_list"] = json!(["punctuation:no_comma", "format:emoji"]);
+        line["kwargs"] = json!([{}, {}]);
+        let r = score(IfevalConfig::default(), line.clone());
+        assert_eq!(
+            (r.score, r.details["strict"].clone()),
+            (0.0, json!([false, false]))
+        );
+        line["response"] = json!("no commas");
+        assert_eq!(score(IfevalConfig::default(), line).score, 0.5);
+    }
+
+    #[test]
+    fn fraction_of_an_empty_list_is_zero_as_in_gym() {
+        let mut line = row("x");
+        line["instruction_id_list"] = json!([]);
+        line["kwargs"] = json!([]);
+        assert_eq!(score(IfevalConfig::default(), line.clone()).score, 1.0);
+        let frac = IfevalConfig {
+            fractional: true,
+            loose: false,
+        };
+        assert_eq!(score(frac, line).score, 0.0);
     }
 
     #[test]

@@ -5,38 +5,13 @@
 #
 #   scripts/compare/ifeval_reference.sh [CORPUS.jsonl]
 #
-# Installs, once, under ${CASCADE_CACHE:-~/.cache/cascade}/ifeval-ref/: a venv with
-# lm-eval (--no-deps), langdetect, nltk, immutabledict and packaging, and NLTK's
-# punkt_tab taken from the llama-index-core 0.14.25 wheel (the only PyPI file that
-# ships it; offline, the reference's own download fails). Not part of CI.
+# Installs, once, the reference venv and NLTK's punkt_tab (ifeval_venv.sh). Not
+# part of CI.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 corpus="${1:-$root/datasets/ifeval/diff_corpus.jsonl}"
-cache="${CASCADE_CACHE:-$HOME/.cache/cascade}/ifeval-ref"
-venv="$cache/venv"
-nltk_data="$cache/nltk_data"
-punkt_sha=e57f64187974277726a3417ca6f181ec5403676c717672eef6a748a7b20e0106
-
-mkdir -p "$cache"
-if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import lm_eval, langdetect, nltk, immutabledict, packaging" 2>/dev/null; then
-  echo "reference venv: already installed"
-else
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --no-deps lm-eval || { echo "missing: lm-eval from PyPI" >&2; exit 2; }
-  "$venv/bin/pip" install -q langdetect nltk immutabledict packaging || { echo "missing: langdetect/nltk/immutabledict/packaging" >&2; exit 2; }
-fi
-if [ -f "$nltk_data/tokenizers/punkt_tab/english/ortho_context.tab" ]; then
-  echo "punkt_tab: already installed"
-else
-  "$venv/bin/pip" download -q --no-deps llama-index-core==0.14.25 -d "$cache/wheels" \
-    || { echo "missing: llama-index-core==0.14.25 wheel (for punkt_tab.zip)" >&2; exit 2; }
-  unzip -o -q -j "$cache"/wheels/llama_index_core-0.14.25-*.whl \
-    'llama_index/core/_static/nltk_cache/tokenizers/punkt_tab.zip' -d "$cache"
-  echo "$punkt_sha  $cache/punkt_tab.zip" | sha256sum -c - >/dev/null \
-    || { echo "punkt_tab.zip checksum mismatch" >&2; exit 2; }
-  mkdir -p "$nltk_data/tokenizers"
-  (cd "$nltk_data/tokenizers" && unzip -o -q "$cache/punkt_tab.zip")
-fi
+# shellcheck source=ifeval_venv.sh
+. "$root/scripts/compare/ifeval_venv.sh"
 
 cd "$root"
 cargo build -q --release -p cascade

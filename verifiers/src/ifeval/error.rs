@@ -7,6 +7,8 @@ use thiserror::Error;
 pub enum IfevalError {
     #[error("unknown instruction id `{0}`")]
     UnknownId(String),
+    #[error("instruction `{0}` (IFBench) is not yet supported")]
+    NotYetSupported(String),
     #[error("instruction `{id}`: unexpected kwarg `{kwarg}`")]
     UnexpectedKwarg { id: String, kwarg: String },
     #[error("instruction `{id}`: missing kwarg `{kwarg}`")]

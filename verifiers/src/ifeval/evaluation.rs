@@ -5,6 +5,7 @@
 //! first line, without its last line, without both (the last three stripped), and
 //! each of those four with every `*` removed.
 
+use super::error::IfevalError;
 use super::instruction::Instruction;
 use super::pystr::strip;
 
@@ -42,19 +43,54 @@ pub fn loose_variants(response: &str) -> [String; 8] {
     ]
 }
 
-/// Whether one variant follows one instruction: not blank, and the check passes.
-fn follows(instruction: &Instruction, value: &str) -> bool {
-    !strip(value).is_empty() && instruction.check(value)
+/// What a blank (whitespace-only) response or variant gets.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Blank {
+    /// IFEval's rule (and IFBench's): a blank text follows no instruction.
+    #[default]
+    Fails,
+    /// NeMo Gym's `instruction_following` server: the check runs on it as on any
+    /// text (an empty answer has no comma, so it follows `no_comma`).
+    Checked,
 }
 
-/// Strict verdicts only.
+/// Whether one variant follows one instruction: the check passes, and under
+/// [`Blank::Fails`] the variant is not blank.
+fn follows(instruction: &Instruction, value: &str, blank: Blank) -> bool {
+    (blank == Blank::Checked || !strip(value).is_empty()) && instruction.check(value)
+}
+
+/// Strict verdicts only (IFEval's blank rule).
 pub fn strict(instructions: &[Instruction], response: &str) -> Vec<bool> {
-    instructions.iter().map(|i| follows(i, response)).collect()
+    instructions
+        .iter()
+        .map(|i| follows(i, response, Blank::Fails))
+        .collect()
 }
 
-/// Strict and loose verdicts for every instruction.
+/// Strict and loose verdicts for every instruction (IFEval's blank rule).
 pub fn evaluate(instructions: &[Instruction], response: &str) -> Verdicts {
-    let strict = strict(instructions, response);
+    let items: Vec<Option<&Instruction>> = instructions.iter().map(Some).collect();
+    grade_items(&items, response, Blank::Fails)
+}
+
+/// Strict and loose verdicts for instructions parsed one by one: one that could
+/// not be parsed (unknown id, bad argument) is false in both, the others are
+/// graded as usual, as NeMo Gym does.
+pub fn grade(
+    parsed: &[Result<Instruction, IfevalError>],
+    response: &str,
+    blank: Blank,
+) -> Verdicts {
+    let items: Vec<Option<&Instruction>> = parsed.iter().map(|p| p.as_ref().ok()).collect();
+    grade_items(&items, response, blank)
+}
+
+fn grade_items(items: &[Option<&Instruction>], response: &str, blank: Blank) -> Verdicts {
+    let strict: Vec<bool> = items
+        .iter()
+        .map(|i| i.is_some_and(|i| follows(i, response, blank)))
+        .collect();
     if strict.iter().all(|&s| s) {
         return Verdicts {
             loose: strict.clone(),
@@ -70,10 +106,10 @@ pub fn evaluate(instructions: &[Instruction], response: &str) -> Verdicts {
         .filter(|&(k, v)| *v != variants[0] && !variants[1..1 + k].contains(v))
         .map(|(_, v)| v)
         .collect();
-    let loose = instructions
+    let loose = items
         .iter()
         .zip(&strict)
-        .map(|(i, &s)| s || distinct.iter().any(|v| follows(i, v)))
+        .map(|(i, &s)| s || i.is_some_and(|i| distinct.iter().any(|v| follows(i, v, blank))))
         .collect();
     Verdicts { strict, loose }
 }

@@ -2,11 +2,13 @@
 
 use regex::Regex;
 
+use super::extended::Extended;
 use super::relation::Relation;
 use super::{change_case, combination, content, format, keywords, language, length};
 use super::{punctuation, startend};
 
-/// Every IFEval instruction id with its parsed arguments. Regex arguments are
+/// Every instruction id (IFEval's 25 and NeMo Gym's 29 more) with its parsed
+/// arguments. Regex arguments are
 /// compiled once, when the instruction is parsed.
 #[derive(Debug, Clone)]
 pub enum Instruction {
@@ -79,6 +81,8 @@ pub enum Instruction {
     EnglishLowercase,
     NoComma,
     Quotation,
+    /// One of the 29 ids NeMo Gym's registry adds (see [`super::extended`]).
+    Extended(Extended),
 }
 
 /// The 25 ids, in IFEval's registry order.
@@ -173,6 +177,7 @@ impl Instruction {
             EnglishLowercase => change_case::english_lowercase(value),
             NoComma => punctuation::no_comma(value),
             Quotation => startend::quotation(value),
+            Extended(e) => e.check(value),
         }
     }
 }

@@ -15,9 +15,10 @@ use super::language::IFEVAL_LANGUAGES;
 use super::pyregex::{self, Flags};
 use super::pystr::strip;
 use super::relation::Relation;
+use super::{extended, ifbench};
 
 /// The kwargs of one instruction, consumed one by one so leftovers can be named.
-struct Args<'a> {
+pub(super) struct Args<'a> {
     id: &'a str,
     map: Map<String, Value>,
 }
@@ -33,7 +34,7 @@ impl<'a> Args<'a> {
         Self { id, map }
     }
 
-    fn bad(&self, kwarg: &str, problem: impl Into<String>) -> IfevalError {
+    pub(super) fn bad(&self, kwarg: &str, problem: impl Into<String>) -> IfevalError {
         IfevalError::BadKwarg {
             id: self.id.to_owned(),
             kwarg: kwarg.to_owned(),
@@ -41,7 +42,7 @@ impl<'a> Args<'a> {
         }
     }
 
-    fn take(&mut self, kwarg: &str) -> Result<Value, IfevalError> {
+    pub(super) fn take(&mut self, kwarg: &str) -> Result<Value, IfevalError> {
         self.map
             .remove(kwarg)
             .ok_or_else(|| IfevalError::MissingKwarg {
@@ -50,7 +51,7 @@ impl<'a> Args<'a> {
             })
     }
 
-    fn count(&mut self, kwarg: &str) -> Result<u64, IfevalError> {
+    pub(super) fn count(&mut self, kwarg: &str) -> Result<u64, IfevalError> {
         let v = self.take(kwarg)?;
         if let Some(n) = v.as_u64() {
             return Ok(n);
@@ -61,14 +62,14 @@ impl<'a> Args<'a> {
         }
     }
 
-    fn text(&mut self, kwarg: &str) -> Result<String, IfevalError> {
+    pub(super) fn text(&mut self, kwarg: &str) -> Result<String, IfevalError> {
         match self.take(kwarg)? {
             Value::String(s) => Ok(s),
             v => Err(self.bad(kwarg, format!("must be a string, found {v}"))),
         }
     }
 
-    fn texts(&mut self, kwarg: &str) -> Result<Vec<String>, IfevalError> {
+    pub(super) fn texts(&mut self, kwarg: &str) -> Result<Vec<String>, IfevalError> {
         let v = self.take(kwarg)?;
         let items = v.as_array().and_then(|a| {
             a.iter()
@@ -78,7 +79,7 @@ impl<'a> Args<'a> {
         items.ok_or_else(|| self.bad(kwarg, format!("must be a list of strings, found {v}")))
     }
 
-    fn relation(&mut self, kwarg: &str) -> Result<Relation, IfevalError> {
+    pub(super) fn relation(&mut self, kwarg: &str) -> Result<Relation, IfevalError> {
         let s = self.text(kwarg)?;
         Relation::parse(&s).ok_or_else(|| {
             self.bad(
@@ -88,7 +89,12 @@ impl<'a> Args<'a> {
         })
     }
 
-    fn regex(&self, kwarg: &str, pattern: &str, flags: Flags) -> Result<regex::Regex, IfevalError> {
+    pub(super) fn regex(
+        &self,
+        kwarg: &str,
+        pattern: &str,
+        flags: Flags,
+    ) -> Result<regex::Regex, IfevalError> {
         pyregex::compile(pattern, flags).map_err(|e| IfevalError::BadRegex {
             id: self.id.to_owned(),
             kwarg: kwarg.to_owned(),
@@ -100,6 +106,38 @@ impl<'a> Args<'a> {
                 .trim()
                 .to_owned(),
         })
+    }
+
+    /// An integer that may be negative (a Python index).
+    pub(super) fn int(&mut self, kwarg: &str) -> Result<i64, IfevalError> {
+        let v = self.take(kwarg)?;
+        if let Some(n) = v.as_i64() {
+            return Ok(n);
+        }
+        match v.as_f64() {
+            Some(f) if f.fract() == 0.0 && f.abs() < 1e15 => Ok(f as i64),
+            _ => Err(self.bad(kwarg, format!("must be an integer, found {v}"))),
+        }
+    }
+
+    /// A string, or a list whose first item is a string (the reference takes
+    /// `kwarg[0]` of a non-string).
+    pub(super) fn text_or_first(&mut self, kwarg: &str) -> Result<String, IfevalError> {
+        match self.take(kwarg)? {
+            Value::String(s) => Ok(s),
+            Value::Array(a) if a.first().is_some_and(Value::is_string) => {
+                Ok(a[0].as_str().unwrap_or_default().to_owned())
+            }
+            v => Err(self.bad(
+                kwarg,
+                format!("must be a string or a list of strings, found {v}"),
+            )),
+        }
+    }
+
+    /// Accepts a kwarg the check does not use.
+    pub(super) fn ignore(&mut self, kwarg: &str) {
+        self.map.remove(kwarg);
     }
 
     /// Refuses any kwarg the id does not take.
@@ -125,7 +163,7 @@ fn is_absent(v: &Value) -> bool {
     }
 }
 
-const IGNORE_CASE: Flags = Flags {
+pub(super) const IGNORE_CASE: Flags = Flags {
     ignore_case: true,
     multi_line: false,
 };
@@ -159,32 +197,7 @@ pub fn parse(id: &str, kwargs: Option<&Map<String, Value>>) -> Result<Instructio
                 .collect::<Result<_, _>>()?;
             ForbiddenWords { words }
         }
-        "keywords:letter_frequency" => {
-            let letter = a.text("letter")?;
-            let mut chars = letter.chars();
-            // The reference replaces anything but one a-z letter by a random letter
-            // (IFEval's own data asks for "#"); the given character is counted instead.
-            let letter = match (chars.next(), chars.next()) {
-                (Some(c), None) => {
-                    let mut lower = c.to_lowercase();
-                    match (lower.next(), lower.next()) {
-                        (Some(l), None) => l,
-                        _ => c,
-                    }
-                }
-                _ => {
-                    return Err(a.bad(
-                        "letter",
-                        format!("must be a single character, found {letter:?}"),
-                    ))
-                }
-            };
-            LetterFrequency {
-                letter,
-                frequency: a.count("let_frequency")?,
-                relation: a.relation("let_relation")?,
-            }
-        }
+        "keywords:letter_frequency" => letter_frequency(&mut a)?,
         "language:response_language" => {
             let language = a.text("language")?;
             if !IFEVAL_LANGUAGES.contains(&language.as_str()) {
@@ -268,7 +281,41 @@ pub fn parse(id: &str, kwargs: Option<&Map<String, Value>>) -> Result<Instructio
         "change_case:english_lowercase" => EnglishLowercase,
         "punctuation:no_comma" => NoComma,
         "startend:quotation" => Quotation,
-        _ => return Err(IfevalError::UnknownId(id.to_owned())),
+        _ => match extended::parse(id, &mut a) {
+            Some(parsed) => parsed?,
+            None if ifbench::is_ifbench(id) => {
+                return Err(IfevalError::NotYetSupported(id.to_owned()))
+            }
+            None => return Err(IfevalError::UnknownId(id.to_owned())),
+        },
     };
     a.finish(instruction)
+}
+
+/// `keywords:letter_frequency` (also `letters:letter_counting2`).
+pub(super) fn letter_frequency(a: &mut Args) -> Result<Instruction, IfevalError> {
+    let letter = a.text("letter")?;
+    let mut chars = letter.chars();
+    // The reference replaces anything but one a-z letter by a random letter
+    // (IFEval's own data asks for "#"); the given character is counted instead.
+    let letter = match (chars.next(), chars.next()) {
+        (Some(c), None) => {
+            let mut lower = c.to_lowercase();
+            match (lower.next(), lower.next()) {
+                (Some(l), None) => l,
+                _ => c,
+            }
+        }
+        _ => {
+            return Err(a.bad(
+                "letter",
+                format!("must be a single character, found {letter:?}"),
+            ))
+        }
+    };
+    Ok(Instruction::LetterFrequency {
+        letter,
+        frequency: a.count("let_frequency")?,
+        relation: a.relation("let_relation")?,
+    })
 }

@@ -15,7 +15,8 @@ pub fn number_sentences(value: &str, threshold: u64, relation: Relation) -> bool
     relation.holds(punkt::count_sentences(value) as u64, threshold)
 }
 
-fn paragraph_divider() -> &'static Regex {
+/// The reference's `***` divider, `\s?\*\*\*\s?`.
+pub(super) fn paragraph_divider() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| Regex::new(&format!(r"[{SPACE}]?\*\*\*[{SPACE}]?")).expect("static pattern"))
 }
@@ -35,6 +36,23 @@ pub fn number_paragraphs(value: &str, expected: u64) -> bool {
         }
     }
     count == expected
+}
+
+/// `paragraphs:paragraphs2`: exactly two paragraphs split on `\n\n`; an empty
+/// first or last piece is ignored, an empty middle one fails.
+pub fn two_blank_line_paragraphs(value: &str) -> bool {
+    let pieces: Vec<&str> = value.split("\n\n").collect();
+    let mut count = pieces.len();
+    for (i, piece) in pieces.iter().enumerate() {
+        if strip(piece).is_empty() {
+            if i == 0 || i == pieces.len() - 1 {
+                count -= 1;
+            } else {
+                return false;
+            }
+        }
+    }
+    count == 2
 }
 
 /// `\w` of the `regex` module, which is Unicode's (as in Rust's `regex`).
@@ -143,6 +161,18 @@ mod tests {
         assert!(!p("a\n***\nb\n***\nc", 2));
         assert!(p("***\na\n***\nb\n***", 2)); // empty first and last pieces ignored
         assert!(!p("a\n***\n\n***\nb", 2)); // empty middle piece fails
+        assert!(v("paragraphs:paragraphs", json!({}), "a\n***\nb"));
+        assert!(!v("paragraphs:paragraphs", json!({}), "a\n***\nb***c"));
+    }
+
+    #[test]
+    fn paragraphs2_split_on_blank_lines() {
+        let p = |text: &str| v("paragraphs:paragraphs2", json!({}), text);
+        assert!(p("a\n\nb"));
+        assert!(p("\n\na\n\nb\n\n"));
+        assert!(!p("a\nb"));
+        assert!(!p("a\n\n\n\nb")); // an empty middle piece fails
+        assert!(p("a\n\n\nb")); // the third newline starts the second piece
     }
 
     #[test]
