@@ -139,6 +139,14 @@ impl DiskTree {
         Some(path)
     }
 
+    /// A file's text, when it is a UTF-8 file reached without symlinks.
+    pub fn read_text(&self, path: &str) -> Option<String> {
+        match self.lookup(path) {
+            Lookup::Text(text) => Some(text),
+            _ => None,
+        }
+    }
+
     /// Writes or deletes the files of a successful patch.
     pub fn write(&self, changes: &[FileChange]) -> Result<(), SnapshotError> {
         for change in changes {
