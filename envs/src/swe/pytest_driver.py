@@ -15,6 +15,7 @@ What WASI lacks, and how it is worked around without touching pytest's files:
   holding an empty `null` file at `/dev`.
 """
 
+import linecache
 import os
 import re
 import sys
@@ -106,6 +107,11 @@ def make_plugin(pytest, wanted):
             if dropped:
                 config.hook.pytest_deselected(items=dropped)
             items[:] = keep
+
+        def pytest_runtest_setup(self, item):
+            # Each test's source is read afresh, where runner.py's guard can see who
+            # reads it.
+            linecache.clearcache()
 
         def pytest_runtest_logreport(self, report):
             self.reports += 1

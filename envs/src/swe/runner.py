@@ -29,6 +29,7 @@ import importlib.util
 import inspect
 import io
 import itertools
+import linecache
 import math
 import os
 import re
@@ -57,6 +58,23 @@ REFUSED_EVENTS = frozenset((
     "ctypes.cdata", "ctypes.cdata/buffer", "ctypes.set_errno", "ctypes.dlsym/handle",
     "cpython._PySys_ClearAuditHooks", "cpython.PyInterpreterState_Clear",
 ))
+
+
+# Test infrastructure, as envs/src/swe/trusted.rs defines it (repository-relative).
+INFRASTRUCTURE_FILES = frozenset((
+    "conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml",
+    "sitecustomize.py", "usercustomize.py",
+))
+
+
+def is_test_infrastructure(rel):
+    parts = [p for p in rel.replace(os.sep, "/").split("/") if p]
+    if not parts:
+        return False
+    name = parts[-1]
+    test_file = name.endswith(".py") and (name.startswith("test_") or name[:-3].endswith("_test"))
+    return ("tests" in parts[:-1] or parts[:1] == ["test"] and len(parts) > 1 or test_file
+            or name.endswith(".pth") or name in INFRASTRUCTURE_FILES)
 
 
 def read_nonce():
@@ -108,7 +126,7 @@ def watched_state():
     return parts, protected
 
 
-def arm_guard(nonce):
+def arm_guard(nonce, ids):
     """Installs the audit hook that owns the verdict, just before the first repository
     import. The nonce, the results and the output descriptor live only in the hook's
     closure: audit hooks cannot be listed or removed from Python, and the calls that
@@ -126,7 +144,8 @@ def arm_guard(nonce):
         out = 1  # WASI: no dup; the runner captures only Python-level output there
     main_frame = getframe(1)  # the caller: the only frame whose reports count
     watched, protected = watched_state()
-    refused, missing = REFUSED_EVENTS, object()
+    refused, missing, busy = REFUSED_EVENTS, object(), []
+    inspects = frame_inspection(getframe, ids)
     results, tampered = [], []
     tamper_marker, summary, end = (marker(m, nonce) for m in (TAMPER_MARKER + " ===",
                                                               SUMMARY_MARKER, END_MARKER))
@@ -163,6 +182,15 @@ def arm_guard(nonce):
         if event == "open" and text(args[0]).startswith("/proc/") and text(args[0]).endswith("/mem"):
             tamper(f"{event} {args[0]}")
             raise error("process memory is refused while the tests run")
+        if event in ("sys._getframe", "object.__getattr__", "open") and not busy:
+            busy.append(event)  # the check itself takes frames: no recursion
+            try:
+                what = inspects(event, args)
+            finally:
+                busy.pop()
+            if what is not None:
+                tamper(what)
+                raise error("repository code may not inspect the tests")
         if not event.startswith("cascade."):
             return
         if getframe(1) is not main_frame:
@@ -178,6 +206,59 @@ def arm_guard(nonce):
             write(out, ("\n" + "\n".join(lines)).encode("utf-8", "replace"))
 
     sys.addaudithook(hook)
+
+
+def frame_inspection(getframe, ids):
+    """The guard's check against code under test reading the test that calls it (to
+    return the caller's `expected`, or the literal on its assert line): repository
+    code (not a test file, not the runner) that takes a test's frame with
+    `sys._getframe(n)`, reads a test frame's code (`f_code`: `inspect.stack()`,
+    `getframeinfo`, `traceback.extract_stack`), or opens a test file (`linecache`,
+    `inspect.getsource`; main() clears linecache before each test). Opening counts
+    only for the test modules being run and conftest.py files: a library reading
+    a data file the test hands it is ordinary. Returns a function of an audit event
+    that names what it saw, or None."""
+    root = os.getcwd() + os.sep
+    modules = frozenset(os.path.normpath(root + i.split("::")[0]) for i in ids)
+    here = os.path.dirname(os.path.abspath(__file__))
+    ours = (os.path.join(here, "runner.py"), os.path.join(here, "pytest_driver.py"))
+    normpath, is_infra, text = os.path.normpath, is_test_infrastructure, str
+
+    def kind(frame):
+        try:
+            path = frame.f_globals["__file__"]
+        except BaseException:  # noqa: BLE001 - any odd globals: not repository code
+            return "other"
+        if type(path) is not text or not path.startswith(root):
+            return "runner" if path in ours else "other"
+        return "tests" if is_infra(path[len(root):]) else "repository"
+
+    def repository_asks(frame):
+        # Up from the requester to the nearest test or runner frame: repository code
+        # on the way (a library calling `inspect.stack()` for itself) is the asker.
+        while frame is not None:
+            found = kind(frame)
+            if found != "other":
+                return found == "repository"
+            frame = frame.f_back
+        return False
+
+    def inspects(event, args):
+        asker = getframe(2)  # 0: inspects, 1: the hook, 2: who made the audited call
+        if event == "sys._getframe":
+            if kind(args[0]) == "tests" and kind(asker) == "repository":
+                return "repository code took a test's frame"
+        elif event == "object.__getattr__":
+            if args[1] == "f_code" and kind(args[0]) == "tests" and repository_asks(asker):
+                return "repository code read a test frame's code"
+        elif type(args[0]) is text:
+            path = normpath(args[0] if args[0].startswith("/") else root + args[0])
+            read = path in modules or path.endswith(os.sep + "conftest.py")
+            if read and path.startswith(root) and repository_asks(asker):
+                return f"repository code opened {path[len(root):]}"
+        return None
+
+    return inspects
 
 
 # --------------------------------------------------------------------------- outcomes
@@ -1169,9 +1250,10 @@ def main():
                 run_with_pytest(nonce, root, ids, pytest_driver, pytest)
     sys.modules["pytest"] = make_pytest_module()
     put_repository_on_path(root)
-    arm_guard(nonce)
+    arm_guard(nonce, ids)
     out = sys.stdout
     for node_id in ids:
+        linecache.clearcache()  # a test's source is read again, in the guard's view
         sys.audit(BEGIN_EVENT, node_id)
         with captured() as buffer:
             try:
@@ -1204,7 +1286,7 @@ def run_with_pytest(nonce, root, ids, driver, pytest):
     """Runs the ids with real pytest; the statuses leave through the guard."""
     put_repository_on_path(root)
     plugin = driver.make_plugin(pytest, set(ids))
-    arm_guard(nonce)
+    arm_guard(nonce, ids)
     plugin = driver.run(pytest, ids, plugin)
     for node_id in ids:
         status = plugin.statuses.get(node_id)

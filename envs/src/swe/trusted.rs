@@ -6,7 +6,8 @@
 //! refuse the whole patch. Test infrastructure is every file that can change what a
 //! test run reports:
 //! - test files: `test_*.py`, `*_test.py`, and every file under a folder named
-//!   `tests` or `test` (helpers and data beside the tests);
+//!   `tests`, or under a top-level `test` folder (helpers and data beside the tests;
+//!   a nested `test` package is library code, e.g. `django/test/`);
 //! - `conftest.py` anywhere;
 //! - pytest, tox and setup configuration: `pytest.ini`, `tox.ini`, `setup.cfg` and
 //!   `pyproject.toml`, each whole (none of their other sections matters to a test
@@ -45,7 +46,7 @@ pub fn is_test_infrastructure(path: &str) -> bool {
     let Some(name) = parts.pop() else {
         return false;
     };
-    let test_folder = parts.iter().any(|p| *p == "tests" || *p == "test");
+    let test_folder = parts.contains(&"tests") || parts.first() == Some(&"test");
     let test_file = name.ends_with(".py")
         && (name.starts_with("test_") || name.trim_end_matches(".py").ends_with("_test"));
     test_folder || test_file || name.ends_with(".pth") || CONFIG_FILES.contains(&name)
@@ -191,7 +192,8 @@ mod tests {
         for p in [
             "tests/test_x.py",
             "tests/helpers.py",
-            "pkg/test/data.json",
+            "test/data.json",
+            "pkg/tests/data.json",
             "conftest.py",
             "src/pkg/conftest.py",
             "test_top.py",
@@ -206,7 +208,14 @@ mod tests {
         ] {
             assert!(is_test_infrastructure(p), "{p}");
         }
-        for p in ["calc/ops.py", "pkg/testing.py", "latest.py", "docs/tests.md", "contest.py"] {
+        for p in [
+            "calc/ops.py",
+            "pkg/testing.py",
+            "latest.py",
+            "docs/tests.md",
+            "contest.py",
+            "django/test/utils.py",
+        ] {
             assert!(!is_test_infrastructure(p), "{p}");
         }
     }
