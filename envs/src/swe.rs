@@ -242,7 +242,10 @@ impl SweEnv {
                 let mut reward = unapplied(&task, details);
                 reward.details.insert(
                     "error".into(),
-                    json!(format!("the patch edits test infrastructure: {}", discarded.join(", "))),
+                    json!(format!(
+                        "the patch edits test infrastructure: {}",
+                        discarded.join(", ")
+                    )),
                 );
                 return Ok(reward);
             }

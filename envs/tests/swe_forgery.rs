@@ -250,9 +250,21 @@ fn tampering_is_named_and_scores_are_deterministic() {
         let row = &cheats()[0].1;
         let first = score(&env, row);
         assert_eq!(first.score, 0.0);
-        let error = first.details.get("error").and_then(Value::as_str).unwrap_or("");
-        assert!(error.contains("tampered with the test runner"), "{}", line(&first));
-        assert!(!line(&first).contains("cascade-runner summary"), "{}", line(&first));
+        let error = first
+            .details
+            .get("error")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        assert!(
+            error.contains("tampered with the test runner"),
+            "{}",
+            line(&first)
+        );
+        assert!(
+            !line(&first).contains("cascade-runner summary"),
+            "{}",
+            line(&first)
+        );
         assert_eq!(line(&first), line(&score(&env, row)), "{backend}");
     }
 }
@@ -265,14 +277,26 @@ fn honest_patches_still_pass_and_own_tests_are_discarded() {
         let fixed = score(&env, &calc_row("fix", CALC_FIX));
         assert_eq!(fixed.score, 1.0, "{}", line(&fixed));
         assert!(!fixed.details.contains_key("discarded"));
-        let with_test = score(&env, &calc_row("fix+test", &format!("{CALC_FIX}{own_test}")));
+        let with_test = score(
+            &env,
+            &calc_row("fix+test", &format!("{CALC_FIX}{own_test}")),
+        );
         assert_eq!(with_test.score, 1.0, "{}", line(&with_test));
-        assert_eq!(with_test.details["discarded"], json!(["tests/test_mine.py"]));
+        assert_eq!(
+            with_test.details["discarded"],
+            json!(["tests/test_mine.py"])
+        );
 
         let strict = self::env(backend, &["test_files=refuse"]);
-        let refused = score(&strict, &calc_row("fix+test", &format!("{CALC_FIX}{own_test}")));
+        let refused = score(
+            &strict,
+            &calc_row("fix+test", &format!("{CALC_FIX}{own_test}")),
+        );
         assert_eq!(refused.score, 0.0);
         let error = refused.details["error"].as_str().unwrap_or("");
-        assert!(error.contains("test infrastructure: tests/test_mine.py"), "{error}");
+        assert!(
+            error.contains("test infrastructure: tests/test_mine.py"),
+            "{error}"
+        );
     }
 }

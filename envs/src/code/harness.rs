@@ -35,7 +35,10 @@ impl Harness {
         match self {
             Harness::Stdio => format!("{COMPAT}\n{}", super::program::STDIO_WRAPPER),
             Harness::AssertProgram => {
-                format!("{PLAIN_DATA}\n{COMPAT}\n{}", include_str!("assert_program.py"))
+                format!(
+                    "{PLAIN_DATA}\n{COMPAT}\n{}",
+                    include_str!("assert_program.py")
+                )
             }
             Harness::AssertTests => format!("{PLAIN_DATA}\n{}", include_str!("assert_tests.py")),
         }

@@ -47,9 +47,11 @@ pub fn fresh_nonce() -> String {
     use std::hash::{BuildHasher, Hasher};
     let part = || {
         let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-        h.write_u128(std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()));
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        );
         h.finish()
     };
     format!("{:016x}{:016x}", part(), part())

@@ -81,7 +81,12 @@ impl NativeBackend {
         if self.command.is_empty() {
             // `-s -P`: no user site and no script folder on sys.path (the sandbox's
             // environment is cleared, so no PYTHONPATH): the runner starts clean.
-            let mut argv = vec![exe, "-s".into(), "-P".into(), "/tmp/runner/runner.py".into()];
+            let mut argv = vec![
+                exe,
+                "-s".into(),
+                "-P".into(),
+                "/tmp/runner/runner.py".into(),
+            ];
             argv.extend(options);
             argv.push("/tmp/runner/ids.txt".into());
             return argv;

@@ -229,7 +229,10 @@ mod tests {
         copy_snapshot(src.path(), dst.path()).unwrap();
         assert!(!dst.path().join(".git").exists());
         assert!(!dst.path().join("pkg/__pycache__").exists());
-        assert_eq!(fs::read_to_string(dst.path().join("pkg/m.py")).unwrap(), "x = 1\n");
+        assert_eq!(
+            fs::read_to_string(dst.path().join("pkg/m.py")).unwrap(),
+            "x = 1\n"
+        );
     }
 
     #[test]

@@ -262,7 +262,11 @@ class TestK:
         assert!(!asks_for(SOURCE, &["TestK", "test_n"], Skip));
         assert!(!asks_for(SOURCE, &["test_tight"], Skip));
         assert!(!asks_for(SOURCE, &["TestK", "test_missing"], Skip));
-        assert!(asks_for("pytestmark = pytest.mark.skip\n", &["test_a"], Skip));
+        assert!(asks_for(
+            "pytestmark = pytest.mark.skip\n",
+            &["test_a"],
+            Skip
+        ));
     }
 
     #[test]
@@ -272,7 +276,10 @@ class TestK:
         assert_eq!(got(TestStatus::XFail, "test_marked"), TestStatus::XFail);
         assert_eq!(got(TestStatus::XFail, "test_plain"), TestStatus::Failed);
         assert_eq!(got(TestStatus::Skipped, "test_plain"), TestStatus::Failed);
-        assert_eq!(got(TestStatus::Skipped, "TestK::test_m"), TestStatus::Skipped);
+        assert_eq!(
+            got(TestStatus::Skipped, "TestK::test_m"),
+            TestStatus::Skipped
+        );
         assert_eq!(got(TestStatus::Passed, "test_plain"), TestStatus::Passed);
         assert_eq!(
             trusted_status(TestStatus::XFail, "tests/t.py::test_marked", None),
