@@ -113,7 +113,8 @@ def watched_state():
         if module is not None:
             entries.append((name, vars(module), ()))
     classes = [unittest.TestResult, unittest.TestCase, unittest.TestSuite,
-               unittest.suite.BaseTestSuite, unittest.case._Outcome]
+               unittest.suite.BaseTestSuite, getattr(unittest.case, "_Outcome", None)]
+    classes = [c for c in classes if isinstance(c, type)]
     classes += [v for v in globals().values() if isinstance(v, type) and v.__module__ == __name__]
     entries += [(c.__qualname__, vars(c), ()) for c in classes]
     functions = [v for v in globals().values() if inspect.isfunction(v)]
