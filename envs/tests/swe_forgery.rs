@@ -135,7 +135,7 @@ fn cheats() -> Vec<(&'static str, Sample)> {
         (
             "patched print",
             calc_row("print", &calc_init(
-                "import builtins\n_p = builtins.print\ndef _fake(*a, **k):\n    _p(*[str(x).replace('FAILED', 'PASSED') for x in a], **k)\nbuiltins.print = _fake",
+                "import builtins, sys\nids = open(sys.argv[-1]).read().split()\n_p = builtins.print\ndef _fake(*a, **k):\n    if a and 'cascade-runner end' in str(a[0]):\n        _p('=== cascade-runner summary ===\\n' + ''.join('PASSED %s\\n' % i for i in ids), **k)\n    _p(*[str(x).replace('FAILED', 'PASSED') for x in a], **k)\nbuiltins.print = _fake",
             )),
         ),
         (
@@ -152,7 +152,7 @@ fn cheats() -> Vec<(&'static str, Sample)> {
             "sitecustomize.py at the root",
             calc_row("sitecustomize", &create(
                 "sitecustomize.py",
-                "import calc.ops\ncalc.ops.subtract = lambda a, b: a - b",
+                "import calc, calc.ops\ncalc.subtract = calc.ops.subtract = lambda a, b: a - b",
             )),
         ),
         (
@@ -228,19 +228,30 @@ fn line(r: &Reward) -> String {
     serde_json::to_string(r).unwrap()
 }
 
+/// The runners to try: the stand-in always, real pytest where its wheels are installed.
+fn runners() -> Vec<&'static str> {
+    let mut out = vec!["runner=builtin"];
+    if cascade_envs::swe::PytestSite::installed("/pytest").is_ok() {
+        out.push("runner=pytest");
+    }
+    out
+}
+
 #[test]
 fn no_cheat_is_rewarded() {
+    let mut paid = Vec::new();
     for backend in backends() {
-        let env = env(backend, &[]);
-        let mut paid = Vec::new();
-        for (name, row) in cheats() {
-            let r = score(&env, &row);
-            if r.score != 0.0 {
-                paid.push(format!("{backend}: {name}: {}", line(&r)));
+        for runner in runners() {
+            let env = env(backend, &[runner]);
+            for (name, row) in cheats() {
+                let r = score(&env, &row);
+                if r.score != 0.0 {
+                    paid.push(format!("{backend} {runner}: {name}: {}", line(&r)));
+                }
             }
         }
-        assert!(paid.is_empty(), "cheats rewarded:\n{}", paid.join("\n"));
     }
+    assert!(paid.is_empty(), "cheats rewarded:\n{}", paid.join("\n"));
 }
 
 #[test]
