@@ -229,10 +229,11 @@ fn runner_matches_pytest_statuses() {
             repo: &repo,
             scratch: &scratch,
             tests: &ids,
+            nonce: "n0nce",
             timeout: Duration::from_secs(60),
         })
         .unwrap();
-    let (_, summary) = split_log(&run.log);
+    let (_, summary) = split_log(&run.log, "n0nce");
     let statuses = parse_pytest(summary);
     let mut wrong = Vec::new();
     for ((_, want), id) in all.iter().zip(&ids) {
@@ -286,12 +287,13 @@ fn real_pytest_under_wasi_gives_the_same_statuses() {
             repo: &repo,
             scratch: &scratch,
             tests: &ids,
+            nonce: "n0nce",
             timeout: Duration::from_secs(120),
         })
         .unwrap();
-    let (body, summary) = split_log(&run.log);
+    let (body, summary) = split_log(&run.log, "n0nce");
     assert!(
-        summary.contains("short test summary info"),
+        body.contains("short test summary info"),
         "not real pytest:\n{}",
         run.log
     );

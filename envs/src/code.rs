@@ -15,7 +15,7 @@
 //! pre-initialized CPython, ~10 ms per HumanEval sample, compiled once per machine in
 //! 1-2 minutes and cached; or `cpython-3.12`: plain WASI CPython, compiles in ~30 s,
 //! ~100 ms per sample), `float_tolerance` (absolute and relative bound for
-//! numeric tokens; default none: exact tokens), `run_all_cases` (default false: stop at
+//! non-integer numeric tokens; integers compare by value; default none: exact tokens), `run_all_cases` (default false: stop at
 //! the first failing case, as LiveCodeBench does), `stderr_chars` (default 1000).
 
 pub use cascade_datasets::code::{language, task};

@@ -36,8 +36,10 @@ mod native;
 mod pytest_site;
 mod resolve;
 mod snapshot;
+mod trusted;
 mod wasi;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -50,11 +52,13 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 pub use backend::{
-    split_log, BackendError, TestBackend, TestJob, TestRun, END_MARKER, RUNNER_PY, SUMMARY_MARKER,
+    fresh_nonce, marker, split_log, tampering, BackendError, TestBackend, TestJob, TestRun,
+    END_MARKER, RUNNER_PY, SUMMARY_MARKER,
 };
 pub use native::NativeBackend;
 pub use pytest_site::{pinned_wheels, PytestSite, RunnerMode, Wheel, WheelMissing, PYTEST_WHEELS};
 pub use snapshot::{copy_snapshot, DiskTree, SnapshotError};
+pub use trusted::{is_test_infrastructure, TestFilesPolicy};
 pub use wasi::WasiBackend;
 
 use crate::config::{ConfigError, EnvConfig};
@@ -100,6 +104,9 @@ pub struct SweConfig {
     /// The system message before the issue; `None` is the built-in one, and an empty
     /// string sends none (short prompts for small models).
     pub system_prompt: Option<String>,
+    /// A patch's edits to test infrastructure (`trusted.rs`): `discard` them (the
+    /// default) or `refuse` the patch.
+    pub test_files: TestFilesPolicy,
 }
 
 impl Default for SweConfig {
@@ -118,6 +125,7 @@ impl Default for SweConfig {
             log_chars: 2000,
             runner: RunnerMode::Auto,
             system_prompt: None,
+            test_files: TestFilesPolicy::Discard,
         }
     }
 }
@@ -227,7 +235,23 @@ impl SweEnv {
             timings.apply = started.elapsed();
             return Ok(unapplied(&task, details));
         }
-        tree.write(&outcome.changes)?;
+        let (kept, discarded) = trusted::split_changes(outcome.changes);
+        if !discarded.is_empty() {
+            details.insert("discarded".into(), json!(discarded));
+            if self.config.test_files == TestFilesPolicy::Refuse {
+                timings.apply = started.elapsed();
+                let mut reward = unapplied(&task, details);
+                reward.details.insert(
+                    "error".into(),
+                    json!(format!(
+                        "the patch edits test infrastructure: {}",
+                        discarded.join(", ")
+                    )),
+                );
+                return Ok(reward);
+            }
+        }
+        tree.write(&kept)?;
         if let Some(test_patch) = task.test_patch() {
             // Computed against the snapshot: files the test patch touches are reset
             // to their original state first, whatever the model did to them.
@@ -240,14 +264,27 @@ impl SweEnv {
         }
         timings.apply = started.elapsed();
 
+        // Read before the run: the tests may rewrite their own files while they run.
+        let sources = trusted_sources(&task, &copy.repo);
+        let nonce = fresh_nonce();
         let started = Instant::now();
-        let run = self.run_tests(&task, &copy)?;
+        let run = self.run_tests(&task, &copy, &nonce)?;
         timings.test = started.elapsed();
-        Ok(self.judge(&task, &run, &copy.repo, &mut details))
+        let judged = Judged {
+            run: &run,
+            nonce: &nonce,
+            sources: &sources,
+        };
+        Ok(self.judge(&task, &judged, &copy.repo, &mut details))
     }
 
     /// Runs every test the row names, each once.
-    fn run_tests(&self, task: &SweRow, copy: &WorkingCopy) -> Result<TestRun, ScoreError> {
+    fn run_tests(
+        &self,
+        task: &SweRow,
+        copy: &WorkingCopy,
+        nonce: &str,
+    ) -> Result<TestRun, ScoreError> {
         let mut ids: Vec<String> = task
             .fail_to_pass
             .iter()
@@ -258,7 +295,11 @@ impl SweEnv {
         ids.dedup();
         if ids.is_empty() {
             return Ok(TestRun {
-                log: format!("{SUMMARY_MARKER}\n{END_MARKER}\n"),
+                log: format!(
+                    "{}\n{}\n",
+                    marker(SUMMARY_MARKER, nonce),
+                    marker(END_MARKER, nonce)
+                ),
                 timed_out: false,
             });
         }
@@ -266,40 +307,79 @@ impl SweEnv {
             repo: &copy.repo,
             scratch: &copy.scratch,
             tests: &ids,
+            nonce,
             timeout: Duration::from_secs_f64(self.config.timeout_s),
         };
         Ok(self.backend.run(&job)?)
     }
 
-    /// SWE-bench's resolution rules over the run's log.
+    /// SWE-bench's resolution rules over the run's log, with the statuses the
+    /// trusted sources allow; any tampering with the runner voids the run.
     fn judge(
         &self,
         task: &SweRow,
-        run: &TestRun,
+        judged: &Judged<'_>,
         work: &Path,
         details: &mut Map<String, Value>,
     ) -> Reward {
-        let (body, statuses) = if self.config.test_command.trim().is_empty() {
-            let (body, summary) = backend::split_log(&run.log);
+        let log = judged.run.log.as_str();
+        let (body, mut statuses) = if self.config.test_command.trim().is_empty() {
+            let (body, summary) = backend::split_log(log, judged.nonce);
             (body, parse_pytest(summary))
         } else {
             // A foreign command's log is read whole, as SWE-bench reads it.
-            (run.log.as_str(), parse_log(&run.log))
+            (log, parse_log(log))
         };
+        for (id, status) in statuses.iter_mut() {
+            let source = judged.sources.get(trusted::test_file(id));
+            *status = trusted::trusted_status(*status, id, source.map(String::as_str));
+        }
         let f2p = resolve::verdicts(&task.fail_to_pass, &statuses, resolve::Role::FailToPass);
         let p2p = resolve::verdicts(&task.pass_to_pass, &statuses, resolve::Role::PassToPass);
-        let resolution = resolve::resolution(&f2p, &p2p);
+        let tampered = backend::tampering(log, judged.nonce);
+        let resolution = if tampered.is_empty() {
+            resolve::resolution(&f2p, &p2p)
+        } else {
+            "no"
+        };
         details.insert("fail_to_pass".into(), json!(f2p));
         details.insert("pass_to_pass".into(), json!(p2p));
         details.insert("resolution".into(), json!(resolution));
-        details.insert("timed_out".into(), json!(run.timed_out));
-        let log = sanitise_log(body, work, self.config.log_chars);
+        details.insert("timed_out".into(), json!(judged.run.timed_out));
+        if let Some(first) = tampered.first() {
+            let error = format!("the code under test tampered with the test runner: {first}");
+            details.insert("error".into(), json!(error));
+            details.insert("tampered".into(), json!(tampered));
+        }
+        let body = body.replace(judged.nonce, "NONCE");
+        let log = sanitise_log(&body, work, self.config.log_chars);
         details.insert("log".into(), json!(log));
         Reward {
             score: if resolution == "full" { 1.0 } else { 0.0 },
             details: std::mem::take(details),
         }
     }
+}
+
+/// One finished run and what judging it needs.
+struct Judged<'a> {
+    run: &'a TestRun,
+    nonce: &'a str,
+    /// Test file to its trusted text, read before the run.
+    sources: &'a BTreeMap<String, String>,
+}
+
+/// The text of every test file the row names, as restored before the run.
+fn trusted_sources(task: &SweRow, repo: &Path) -> BTreeMap<String, String> {
+    task.fail_to_pass
+        .iter()
+        .chain(&task.pass_to_pass)
+        .map(|id| trusted::test_file(id))
+        .filter_map(|file| {
+            let text = DiskTree::new(repo).read_text(file)?;
+            Some((file.to_owned(), text))
+        })
+        .collect()
 }
 
 /// A fresh temporary copy of a snapshot (`repo`) and a scratch folder beside it,
@@ -386,6 +466,7 @@ fn sanitise_log(log: &str, work: &Path, max_chars: usize) -> String {
         "X",
     );
     text = mask_after(&text, "0x", |c| c.is_ascii_hexdigit(), "…");
+    text = mask_stat_fields(&text).into_owned();
     let count = text.chars().count();
     if count <= max_chars {
         return text;
@@ -393,6 +474,18 @@ fn sanitise_log(log: &str, work: &Path, max_chars: usize) -> String {
     let skip = count - max_chars;
     let start = text.char_indices().nth(skip).map_or(text.len(), |(i, _)| i);
     format!("[…]{}", &text[start..])
+}
+
+/// `os.stat_result` fields that differ from run to run (inode and device numbers of
+/// the fresh working copy, its timestamps): `st_ino=…`.
+fn mask_stat_fields(text: &str) -> std::borrow::Cow<'_, str> {
+    static FIELDS: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    FIELDS
+        .get_or_init(|| {
+            regex::Regex::new(r"\b(st_(?:ino|dev|rdev|[amc]time|birthtime)(?:_ns)?)=[0-9.e+-]+")
+                .expect("valid pattern")
+        })
+        .replace_all(text, "$1=…")
 }
 
 /// Replaces the run of `keep` characters after each `prefix` with `with`.
@@ -493,6 +586,11 @@ mod tests {
         assert_eq!(
             sanitise_log(log, work, 1000),
             "File /repo/x.py at 0x… in /tmp/cascade-tmp-X/f 0x1"
+        );
+        let stat = "os.stat_result(st_mode=33188, st_ino=2918381, st_dev=64769, st_mtime=1764900000.5, st_size=3)";
+        assert_eq!(
+            sanitise_log(stat, work, 1000),
+            "os.stat_result(st_mode=33188, st_ino=…, st_dev=…, st_mtime=…, st_size=3)"
         );
         assert_eq!(sanitise_log("abcdef", work, 3), "[…]def");
     }

@@ -33,6 +33,8 @@ def _cascade_program():
     encode, NotPlain_, decode, send_line_, BaseException_ = (
         plain_encode, NotPlain, plain_decode, send_line, BaseException)
     type_name, reader = _plain_type_name, LineReader(read)
+    type_name_of = type.__dict__["__qualname__"].__get__
+    type_module_of = type.__dict__["__module__"].__get__
     source = sys.argv[1]
     del sys.argv[1:]
 
@@ -58,7 +60,20 @@ def _cascade_program():
             message = str(e)
         except BaseException_:
             message = ""
-        return {"type": type_name(e), "message": message if type(message) is str else ""}
+        found = {"type": type_name(e), "message": message if type(message) is str else ""}
+        # The built-in classes it derives from (a program's ValueError subclass is
+        # still a ValueError to the tests) and its arguments (a KeyError's key), as
+        # untrusted data: the test side checks both.
+        try:
+            mro = type.__dict__["__mro__"].__get__(type(e))
+            found["bases"] = [type_name_of(c) for c in mro if type_module_of(c) == "builtins"]
+        except BaseException_:
+            pass
+        try:
+            found["args"] = encode(list(e.args))
+        except BaseException_:
+            pass
+        return found
 
     try:
         code = compile(source, "<solution>", "exec")

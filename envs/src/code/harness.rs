@@ -26,12 +26,19 @@ pub enum Harness {
 
 const PLAIN_DATA: &str = include_str!("plain_data.py");
 
+/// What CPython for WASI lacks that programs use (`resource`, threads), before any
+/// program code.
+const COMPAT: &str = include_str!("compat.py");
+
 impl Harness {
     fn source(self) -> String {
         match self {
-            Harness::Stdio => super::program::STDIO_WRAPPER.to_owned(),
+            Harness::Stdio => format!("{COMPAT}\n{}", super::program::STDIO_WRAPPER),
             Harness::AssertProgram => {
-                format!("{PLAIN_DATA}\n{}", include_str!("assert_program.py"))
+                format!(
+                    "{PLAIN_DATA}\n{COMPAT}\n{}",
+                    include_str!("assert_program.py")
+                )
             }
             Harness::AssertTests => format!("{PLAIN_DATA}\n{}", include_str!("assert_tests.py")),
         }

@@ -79,7 +79,14 @@ impl NativeBackend {
     fn argv(&self, python: &Interpreter, tests: &[String], options: Vec<String>) -> Vec<String> {
         let exe = python.executable.display().to_string();
         if self.command.is_empty() {
-            let mut argv = vec![exe, "/tmp/runner/runner.py".into()];
+            // `-s -P`: no user site and no script folder on sys.path (the sandbox's
+            // environment is cleared, so no PYTHONPATH): the runner starts clean.
+            let mut argv = vec![
+                exe,
+                "-s".into(),
+                "-P".into(),
+                "/tmp/runner/runner.py".into(),
+            ];
             argv.extend(options);
             argv.push("/tmp/runner/ids.txt".into());
             return argv;
@@ -153,7 +160,7 @@ impl TestBackend for NativeBackend {
         let mut cmd = self.sandbox(job, &python, &runner_dir, !options.is_empty());
         cmd.args(["/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1"])
             .args(self.argv(&python, job.tests, options))
-            .stdin(Stdio::null())
+            .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let mut child = cmd.spawn().map_err(|e| {
@@ -166,6 +173,12 @@ impl TestBackend for NativeBackend {
         else {
             return Err(BackendError::Spawn("no output pipes".into()));
         };
+        // The nonce, then end of file: the runner reads it all before importing any
+        // repository code. A write error only means the runner is already gone.
+        if let Some(mut stdin) = child.stdin.take() {
+            use std::io::Write;
+            let _ = stdin.write_all(job.nonce.as_bytes());
+        }
         // Only bubblewrap itself writes here (the sandbox's stderr joins stdout).
         let errors = thread::spawn(move || {
             let mut text = Vec::new();

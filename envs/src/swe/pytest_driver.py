@@ -1,6 +1,6 @@
 """Runs test node ids with real pytest (pinned wheels mounted read-only) for the
-`swe` environment, under CPython for WASI or natively, and prints pytest's own `-rA`
-short summary between cascade's markers.
+`swe` environment, under CPython for WASI or natively. pytest's own `-rA` output is
+the log; the statuses leave through runner.py's guard, never through stdout.
 
 Imported by runner.py; also run as a script to precompile the wheels' bytecode:
     python pytest_driver.py --warm PYC_DIR WHEEL_DIR...
@@ -15,15 +15,13 @@ What WASI lacks, and how it is worked around without touching pytest's files:
   holding an empty `null` file at `/dev`.
 """
 
+import linecache
 import os
 import re
 import sys
 
 # pytest's exit code for bad options or a conftest that fails to import.
 USAGE_ERROR = 4
-
-SUMMARY_MARKER = "=== cascade-runner summary ==="
-END_MARKER = "=== cascade-runner end ==="
 
 # What the standard-library stand-in in runner.py cannot honour: pytest
 # configuration, hooks and plugins, and fixtures or request attributes it lacks.
@@ -95,11 +93,12 @@ def make_plugin(pytest, wanted):
     wasi = sys.platform == "wasi"
 
     class CascadePlugin:
-        """Keeps the requested node ids, marks the summary, and on WASI gives the
-        fd-capturing fixtures their sys-level twins."""
+        """Keeps the requested node ids, records each one's status as pytest's `-rA`
+        summary would word it (runner.py reports them through its guard), and on
+        WASI gives the fd-capturing fixtures their sys-level twins."""
 
         def __init__(self):
-            self.subtest_failures = []
+            self.statuses = {}
             self.reports = 0
 
         def pytest_collection_modifyitems(self, config, items):
@@ -109,21 +108,21 @@ def make_plugin(pytest, wanted):
                 config.hook.pytest_deselected(items=dropped)
             items[:] = keep
 
+        def pytest_runtest_setup(self, item):
+            # Each test's source is read afresh, where runner.py's guard can see who
+            # reads it.
+            linecache.clearcache()
+
         def pytest_runtest_logreport(self, report):
             self.reports += 1
-            # pytest 9 reports a failing unittest subTest as `SUBFAILED` and the test
-            # itself as PASSED; unittest (and SWE-bench's rules) fail the test.
-            if report.failed and getattr(report, "context", None) is not None:
-                if report.nodeid not in self.subtest_failures:
-                    self.subtest_failures.append(report.nodeid)
-
-        @pytest.hookimpl(trylast=True)
-        def pytest_terminal_summary(self, terminalreporter):
-            # Runs after every test and pytest's report sections, just before its
-            # short test summary: nothing a test printed can come after the marker.
-            terminalreporter.write_line(SUMMARY_MARKER)
-            for node_id in self.subtest_failures:
-                terminalreporter.write_line(f"FAILED {node_id} - a subTest failed")
+            status = report_status(report)
+            if status is None:
+                return
+            before = self.statuses.get(report.nodeid)
+            # The worst phase wins: a teardown error spoils a passed call, and (pytest
+            # 9) a failing unittest subTest fails its test, as unittest does.
+            if before is None or RANK[status] > RANK[before]:
+                self.statuses[report.nodeid] = status
 
         if wasi:
 
@@ -136,6 +135,25 @@ def make_plugin(pytest, wanted):
                 return request.getfixturevalue("capsysbinary")
 
     return CascadePlugin()
+
+
+RANK = {"PASSED": 0, "SKIPPED": 1, "XFAIL": 1, "XPASS": 1, "FAILED": 2, "ERROR": 3}
+
+
+def report_status(report):
+    """One phase's report as a `-rA` status word; None for a passed setup/teardown."""
+    xfail = hasattr(report, "wasxfail")
+    if report.when == "call":
+        if report.passed:
+            return "XPASS" if xfail else "PASSED"
+        if report.skipped:
+            return "XFAIL" if xfail else "SKIPPED"
+        return "FAILED"
+    if report.failed:
+        return "ERROR"
+    if report.skipped:
+        return "XFAIL" if xfail else "SKIPPED"
+    return None
 
 
 def pytest_args(files):
@@ -154,35 +172,32 @@ def pytest_args(files):
     ] + files
 
 
-def run(ids, paths, pyc_dir):
-    """Runs the test files holding `ids` with real pytest, keeping only `ids`, and
-    prints the summary; returns False when pytest cannot be imported."""
+def load(paths, pyc_dir):
+    """Real pytest, or None (then the stand-in runs the tests)."""
     try:
-        pytest = load_pytest(paths, pyc_dir)
+        return load_pytest(paths, pyc_dir)
     except Exception as e:  # noqa: BLE001 - any import failure means: use the stand-in
         print(f"[cascade] real pytest unavailable ({type(e).__name__}: {e}); using the stand-in")
-        return False
+        return None
+
+
+def run(pytest, ids, plugin):
+    """Runs the test files holding `ids` with real pytest, keeping only `ids`; returns
+    the plugin that recorded their statuses."""
     files = []
     for node_id in ids:
         path = node_id.split("::")[0]
         if path not in files and os.path.isfile(path):
             files.append(path)
     if files:
-        plugin = make_plugin(pytest, set(ids))
         code = pytest.main(pytest_args(files), plugins=[plugin])
         if code == USAGE_ERROR and plugin.reports == 0:
             # Most often the ini file's `addopts` names a plugin that is not
             # installed here (`--cov`, `-n auto`): run once more without them.
             print("[cascade] pytest refused its options; retrying without addopts")
-            plugin = make_plugin(pytest, set(ids))
+            plugin.statuses.clear()
             pytest.main(["-o", "addopts="] + pytest_args(files), plugins=[plugin])
-    else:
-        print(SUMMARY_MARKER)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    print(END_MARKER)
-    sys.stdout.flush()
-    return True
+    return plugin
 
 
 def warm(pyc_dir, paths):

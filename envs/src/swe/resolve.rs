@@ -4,7 +4,9 @@
 //! - A test missing from the log counts as failed (`missing`); so does every test
 //!   when the run timed out before reporting it.
 //! - A SKIPPED FAIL_TO_PASS test fails; a SKIPPED PASS_TO_PASS test is kept as
-//!   passed (SWE-bench `main`).
+//!   passed (SWE-bench `main`). XFAIL, XPASS and SKIPPED reach these rules only when
+//!   the trusted test source asks for them (`trusted.rs`); otherwise they arrive
+//!   here as FAILED.
 //! - Resolved (reward 1) only when every FAIL_TO_PASS and PASS_TO_PASS test passes.
 
 use std::collections::BTreeMap;

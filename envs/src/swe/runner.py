@@ -29,6 +29,7 @@ import importlib.util
 import inspect
 import io
 import itertools
+import linecache
 import math
 import os
 import re
@@ -42,6 +43,223 @@ import warnings
 
 SUMMARY_MARKER = "=== cascade-runner summary ==="
 END_MARKER = "=== cascade-runner end ==="
+TAMPER_MARKER = "=== cascade-runner tampered"
+
+# What main() tells the guard; the guard answers only main()'s own frame.
+BEGIN_EVENT = "cascade.begin"
+RESULT_EVENT = "cascade.result"
+END_EVENT = "cascade.end"
+
+# Calls that could reach the guard's closure or rewrite running frames: refused
+# while the tests run (a test that needs them fails the run; see sandboxes/README).
+REFUSED_EVENTS = frozenset((
+    "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys._current_frames",
+    "sys.settrace", "sys.setprofile", "ctypes.string_at", "ctypes.wstring_at",
+    "ctypes.cdata", "ctypes.cdata/buffer", "ctypes.set_errno", "ctypes.dlsym/handle",
+    "cpython._PySys_ClearAuditHooks", "cpython.PyInterpreterState_Clear",
+))
+
+
+# Test infrastructure, as envs/src/swe/trusted.rs defines it (repository-relative).
+INFRASTRUCTURE_FILES = frozenset((
+    "conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml",
+    "sitecustomize.py", "usercustomize.py",
+))
+
+
+def is_test_infrastructure(rel):
+    parts = [p for p in rel.replace(os.sep, "/").split("/") if p]
+    if not parts:
+        return False
+    name = parts[-1]
+    test_file = name.endswith(".py") and (name.startswith("test_") or name[:-3].endswith("_test"))
+    return ("tests" in parts[:-1] or parts[:1] == ["test"] and len(parts) > 1 or test_file
+            or name.endswith(".pth") or name in INFRASTRUCTURE_FILES)
+
+
+def read_nonce():
+    """The run's nonce: all of stdin, which the host closes after writing it, read
+    before any repository code is imported (so none can read it from stdin)."""
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(0, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks).decode("ascii", "replace").strip()
+
+
+def marker(text, nonce):
+    """`=== cascade-runner summary NONCE ===`: only the guard knows the nonce."""
+    return f"{text[:-4]} {nonce} ===" if nonce else text
+
+
+def watched_state():
+    """What decides a verdict besides the guard: the runner's globals, its classes'
+    and functions' code, unittest's result machinery, the stand-in pytest module and
+    builtins. Each entry: (label, mapping, its items, names that must not appear), or
+    (label, function, its code and defaults, None)."""
+    import builtins
+
+    # A name added to the runner's globals would shadow the builtin of that name in
+    # every runner function; other additions (`__warningregistry__`) are harmless.
+    shadowing = tuple(n for n in vars(builtins) if n not in globals())
+    entries = [("runner", globals(), shadowing), ("builtins", vars(builtins), ())]
+    for name in ("unittest", "unittest.case", "unittest.result", "unittest.suite", "pytest"):
+        module = sys.modules.get(name)
+        if module is not None:
+            entries.append((name, vars(module), ()))
+    classes = [unittest.TestResult, unittest.TestCase, unittest.TestSuite,
+               unittest.suite.BaseTestSuite, getattr(unittest.case, "_Outcome", None)]
+    classes = [c for c in classes if isinstance(c, type)]
+    classes += [v for v in globals().values() if isinstance(v, type) and v.__module__ == __name__]
+    entries += [(c.__qualname__, vars(c), ()) for c in classes]
+    functions = [v for v in globals().values() if inspect.isfunction(v)]
+    for c in classes:
+        functions += [v for v in vars(c).values() if inspect.isfunction(v)]
+    parts = [(label, m, tuple(m.items()), banned) for label, m, banned in entries]
+    parts += [(f.__qualname__, f, (f.__code__, f.__defaults__, f.__kwdefaults__), None)
+              for f in functions]
+    protected = {id(o) for o in classes + functions}
+    return parts, protected
+
+
+def arm_guard(nonce, ids):
+    """Installs the audit hook that owns the verdict, just before the first repository
+    import. The nonce, the results and the output descriptor live only in the hook's
+    closure: audit hooks cannot be listed or removed from Python, and the calls that
+    could reach a closure anyway (heap walks, tracing, raw memory) are refused. main()
+    reports each outcome with `sys.audit`; the hook accepts a report only from
+    main()'s own frame, after checking that nothing the verdict depends on changed,
+    and writes the summary itself, with the nonce, at the end. Any tampering it sees
+    is written out at once (it cannot be taken back) and voids the run."""
+    # Builtins the hook uses are bound here: the code under test may replace them.
+    write, getframe, error, length, pairs, anyof, ident, text = (
+        os.write, sys._getframe, RuntimeError, len, zip, any, id, str)
+    try:
+        out = os.dup(1)  # stdout, whatever a test later does to descriptor 1
+    except (OSError, AttributeError):
+        out = 1  # WASI: no dup; the runner captures only Python-level output there
+    main_frame = getframe(1)  # the caller: the only frame whose reports count
+    watched, protected = watched_state()
+    refused, missing, busy = REFUSED_EVENTS, object(), []
+    inspects = frame_inspection(getframe, ids)
+    results, tampered = [], []
+    tamper_marker, summary, end = (marker(m, nonce) for m in (TAMPER_MARKER + " ===",
+                                                              SUMMARY_MARKER, END_MARKER))
+
+    def tamper(what):
+        tampered.append(what)
+        write(out, f"\n{tamper_marker[:-4]}: {what} ===\n".encode("utf-8", "replace"))
+
+    def changed():
+        for label, mapping, items, banned in watched:
+            if banned is None:
+                now = (mapping.__code__, mapping.__defaults__, mapping.__kwdefaults__)
+                if anyof(a is not b for a, b in pairs(now, items)):
+                    return label
+                continue
+            for key in banned:
+                if key in mapping:
+                    return f"{label}.{key}"
+            for key, value in items:
+                if mapping.get(key, missing) is not value:
+                    return f"{label}.{key}"
+        return None
+
+    def hook(event, args):
+        if event in refused:
+            tamper(event)
+            raise error(f"{event} is refused while the tests run")
+        if event in ("object.__setattr__", "object.__delattr__") and ident(args[0]) in protected:
+            tamper(f"{event} {args[1]}")
+            raise error("the test runner's objects are read-only")
+        if event == "ctypes.dlsym" and text(args[-1]).startswith(("Py", "_Py")):
+            tamper(f"{event} {args[-1]}")  # the interpreter's own C API: frames, hooks
+            raise error("the interpreter's C API is refused while the tests run")
+        if event == "open" and text(args[0]).startswith("/proc/") and text(args[0]).endswith("/mem"):
+            tamper(f"{event} {args[0]}")
+            raise error("process memory is refused while the tests run")
+        if event in ("sys._getframe", "object.__getattr__", "open") and not busy:
+            busy.append(event)  # the check itself takes frames: no recursion
+            try:
+                what = inspects(event, args)
+            finally:
+                busy.pop()
+            if what is not None:
+                tamper(what)
+                raise error("repository code may not inspect the tests")
+        if not event.startswith("cascade."):
+            return
+        if getframe(1) is not main_frame:
+            tamper(f"{event} from outside the runner")
+            raise error("only the runner reports outcomes")
+        what = changed()
+        if what is not None and f"{what} was changed" not in tampered:
+            tamper(f"{what} was changed")
+        if event == RESULT_EVENT:
+            results.append(f"{args[0]} {args[1]}")
+        elif event == END_EVENT:
+            lines = [summary] + results + [end, ""]
+            write(out, ("\n" + "\n".join(lines)).encode("utf-8", "replace"))
+
+    sys.addaudithook(hook)
+
+
+def frame_inspection(getframe, ids):
+    """The guard's check against code under test reading the test that calls it (to
+    return the caller's `expected`, or the literal on its assert line): repository
+    code (not a test file, not the runner) that takes a test's frame with
+    `sys._getframe(n)`, reads a test frame's code (`f_code`: `inspect.stack()`,
+    `getframeinfo`, `traceback.extract_stack`), or opens a test file (`linecache`,
+    `inspect.getsource`; main() clears linecache before each test). Opening counts
+    only for the test modules being run and conftest.py files: a library reading
+    a data file the test hands it is ordinary. Returns a function of an audit event
+    that names what it saw, or None."""
+    root = os.getcwd() + os.sep
+    modules = frozenset(os.path.normpath(root + i.split("::")[0]) for i in ids)
+    here = os.path.dirname(os.path.abspath(__file__))
+    ours = (os.path.join(here, "runner.py"), os.path.join(here, "pytest_driver.py"))
+    normpath, is_infra, text = os.path.normpath, is_test_infrastructure, str
+
+    def kind(frame):
+        try:
+            path = frame.f_globals["__file__"]
+        except BaseException:  # noqa: BLE001 - any odd globals: not repository code
+            return "other"
+        if type(path) is not text or not path.startswith(root):
+            return "runner" if path in ours else "other"
+        return "tests" if is_infra(path[len(root):]) else "repository"
+
+    def repository_asks(frame):
+        # Up from the requester to the nearest test or runner frame: repository code
+        # on the way (a library calling `inspect.stack()` for itself) is the asker.
+        while frame is not None:
+            found = kind(frame)
+            if found != "other":
+                return found == "repository"
+            frame = frame.f_back
+        return False
+
+    def inspects(event, args):
+        asker = getframe(2)  # 0: inspects, 1: the hook, 2: who made the audited call
+        if event == "sys._getframe":
+            if kind(args[0]) == "tests" and kind(asker) == "repository":
+                return "repository code took a test's frame"
+        elif event == "object.__getattr__":
+            if args[1] == "f_code" and kind(args[0]) == "tests" and repository_asks(asker):
+                return "repository code read a test frame's code"
+        elif type(args[0]) is text:
+            path = normpath(args[0] if args[0].startswith("/") else root + args[0])
+            read = path in modules or path.endswith(os.sep + "conftest.py")
+            if read and path.startswith(root) and repository_asks(asker):
+                return f"repository code opened {path[len(root):]}"
+        return None
+
+    return inspects
 
 
 # --------------------------------------------------------------------------- outcomes
@@ -995,6 +1213,9 @@ def collect(files):
 
 
 def main():
+    # The nonce first, before any repository code can run: it is what makes the
+    # verdict the host reads unforgeable (see arm_guard).
+    nonce = "" if "--collect" in sys.argv[1:2] else read_nonce()
     # `--root DIR` first: WASI guests cannot be started in a working folder, so the
     # runner moves there itself (wasi-libc emulates chdir).
     if len(sys.argv) > 2 and sys.argv[1] == "--root":
@@ -1007,23 +1228,10 @@ def main():
         options[sys.argv[1]] = sys.argv[2]
         del sys.argv[1:3]
     root = os.getcwd()
-    sys.path.insert(0, root)
-    if os.path.isdir(os.path.join(root, "src")):
-        sys.path.insert(1, os.path.join(root, "src"))
     sys.dont_write_bytecode = True
-    if sys.argv[1] != "--collect" and options["--pytest"] and options["--mode"] != "builtin":
-        with open(sys.argv[1], encoding="utf-8") as f:
-            ids = [line.strip() for line in f if line.strip()]
-        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        import pytest_driver
-
-        if options["--mode"] == "pytest" or pytest_driver.needs_real_pytest(ids):
-            paths = options["--pytest"].split(":")
-            if pytest_driver.run(ids, paths, options["--pyc"]):
-                os._exit(0)
-        sys.path.remove(os.path.dirname(os.path.abspath(__file__)))
-    sys.modules["pytest"] = make_pytest_module()
     if sys.argv[1] == "--collect":
+        sys.path.insert(0, root)
+        sys.modules["pytest"] = make_pytest_module()
         found = collect(sys.argv[2:])
         print(SUMMARY_MARKER)
         for node_id in found:
@@ -1031,9 +1239,23 @@ def main():
         return
     with open(sys.argv[1], encoding="utf-8") as f:
         ids = [line.strip() for line in f if line.strip()]
+    if options["--pytest"] and options["--mode"] != "builtin":
+        here = os.path.dirname(os.path.abspath(__file__))
+        sys.path.insert(0, here)
+        import pytest_driver
+
+        sys.path.remove(here)
+        if options["--mode"] == "pytest" or pytest_driver.needs_real_pytest(ids):
+            pytest = pytest_driver.load(options["--pytest"].split(":"), options["--pyc"])
+            if pytest is not None:
+                run_with_pytest(nonce, root, ids, pytest_driver, pytest)
+    sys.modules["pytest"] = make_pytest_module()
+    put_repository_on_path(root)
+    arm_guard(nonce, ids)
     out = sys.stdout
-    results = []
     for node_id in ids:
+        linecache.clearcache()  # a test's source is read again, in the guard's view
+        sys.audit(BEGIN_EVENT, node_id)
         with captured() as buffer:
             try:
                 status, detail = run_id(node_id)
@@ -1042,7 +1264,7 @@ def main():
             buffer.flush()
             buffer.seek(0)
             printed = buffer.read()[-2000:]
-        results.append((node_id, status))
+        sys.audit(RESULT_EVENT, status, node_id)
         if status not in ("PASSED", "XFAIL", "XPASS", "SKIPPED") or printed:
             out.write(f"____ {node_id} ____\n")
             for line in (detail or "").splitlines()[-20:]:
@@ -1055,11 +1277,37 @@ def main():
                 finish()
         except BaseException:  # noqa: BLE001 - session teardown never changes results
             pass
-    out.write(SUMMARY_MARKER + "\n")
-    for node_id, status in results:
-        out.write(f"{status} {node_id}\n")
-    out.write(END_MARKER + "\n")
     out.flush()
+    sys.stderr.flush()
+    sys.audit(END_EVENT)
+    finish_run()
+
+
+def run_with_pytest(nonce, root, ids, driver, pytest):
+    """Runs the ids with real pytest; the statuses leave through the guard."""
+    put_repository_on_path(root)
+    plugin = driver.make_plugin(pytest, set(ids))
+    arm_guard(nonce, ids)
+    plugin = driver.run(pytest, ids, plugin)
+    for node_id in ids:
+        status = plugin.statuses.get(node_id)
+        if status is not None:
+            sys.audit(RESULT_EVENT, status, node_id)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    sys.audit(END_EVENT)
+    finish_run()
+
+
+def put_repository_on_path(root):
+    # After the interpreter started clean (-s -P, no PYTHONPATH): nothing in the
+    # repository (sitecustomize.py, *.pth) ran before the runner.
+    sys.path.insert(0, root)
+    if os.path.isdir(os.path.join(root, "src")):
+        sys.path.insert(1, os.path.join(root, "src"))
+
+
+def finish_run():
     # Skip atexit handlers and lingering threads: nothing a test registered may
     # print after the summary.
     os._exit(0)

@@ -12,7 +12,10 @@ use std::path::{Component, Path, PathBuf};
 use cascade_verifiers::patch::{FileChange, FileTree, Lookup};
 use thiserror::Error;
 
-/// Folders not copied: version control and caches that tests never need.
+/// Folders not copied: version control and caches that tests never need. `.git` above
+/// all: a snapshot's history may hold the fix itself (commits, refs or packed objects
+/// newer than the base commit, SWE-bench issue 465), and neither the tests nor the
+/// patch need it, so no part of it reaches the working copy.
 const SKIPPED_DIRS: [&str; 5] = [
     ".git",
     "__pycache__",
@@ -139,6 +142,14 @@ impl DiskTree {
         Some(path)
     }
 
+    /// A file's text, when it is a UTF-8 file reached without symlinks.
+    pub fn read_text(&self, path: &str) -> Option<String> {
+        match self.lookup(path) {
+            Lookup::Text(text) => Some(text),
+            _ => None,
+        }
+    }
+
     /// Writes or deletes the files of a successful patch.
     pub fn write(&self, changes: &[FileChange]) -> Result<(), SnapshotError> {
         for change in changes {
@@ -200,6 +211,29 @@ impl FileTree for DiskTree {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn git_history_never_reaches_the_working_copy() {
+        let src = tempfile::tempdir().unwrap();
+        let dst = tempfile::tempdir().unwrap();
+        for (rel, text) in [
+            (".git/refs/heads/fix", "0123"),
+            (".git/objects/pack/p.pack", "future"),
+            ("pkg/__pycache__/m.pyc", "x"),
+            ("pkg/m.py", "x = 1\n"),
+        ] {
+            let p = src.path().join(rel);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, text).unwrap();
+        }
+        copy_snapshot(src.path(), dst.path()).unwrap();
+        assert!(!dst.path().join(".git").exists());
+        assert!(!dst.path().join("pkg/__pycache__").exists());
+        assert_eq!(
+            fs::read_to_string(dst.path().join("pkg/m.py")).unwrap(),
+            "x = 1\n"
+        );
+    }
 
     #[test]
     fn symlinks_inside_are_fine_outside_are_not() {

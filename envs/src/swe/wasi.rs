@@ -92,7 +92,12 @@ impl TestBackend for WasiBackend {
             .and_then(|_| std::fs::write(dev.join("null"), b""))
             .map_err(|e| BackendError::Spawn(format!("cannot create {}: {e}", dev.display())))?;
 
+        // `-s -P`: no user site, no script folder on sys.path; PYTHONPATH is dropped
+        // below, so nothing of the repository (sitecustomize.py, *.pth) runs before the
+        // runner. Not `-I`: it would also drop PYTHONHASHSEED, and with it determinism.
         let mut args = vec![
+            "-s".to_owned(),
+            "-P".to_owned(),
             "/runner/runner.py".to_owned(),
             "--root".into(),
             "/work".into(),
@@ -108,6 +113,8 @@ impl TestBackend for WasiBackend {
         }
         args.push("/runner/ids.txt".into());
         let mut invocation = python.project_invocation(&args, job.repo, &read_only);
+        invocation.env.retain(|(name, _)| name != "PYTHONPATH");
+        invocation.stdin = job.nonce.as_bytes().to_vec();
         invocation.mounts.push(Mount::read_write(dev, "/dev"));
         invocation.temp_dir = true;
         let limits = Limits::new(job.timeout.as_secs_f64(), self.memory_mb);

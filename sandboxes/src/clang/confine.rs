@@ -104,6 +104,11 @@ pub(super) fn compile(
     let include = work.path().join("include/bits");
     std::fs::create_dir_all(&include).map_err(io)?;
     std::fs::write(include.join("stdc++.h"), include_str!("stdcxx.h")).map_err(io)?;
+    std::fs::write(
+        work.path().join("include/cascade_compat.h"),
+        include_str!("compat.h"),
+    )
+    .map_err(io)?;
 
     let Some((status, stderr)) = run_confined(&bwrap_args(work.path(), args), limits)? else {
         return Ok(Err(CompileError::LimitExceeded));

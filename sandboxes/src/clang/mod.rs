@@ -194,8 +194,12 @@ impl Clang {
             "-fno-color-diagnostics".into(),
             "-isystem".into(),
             "/work/include".into(),
+            // clock() and times(): wasi-libc emulates process clocks only on request.
+            "-D_WASI_EMULATED_PROCESS_CLOCKS".into(),
         ];
         if language == CLanguage::Cpp {
+            // __gcd, __lg (libstdc++ extensions competitive code uses).
+            args.extend(["-include".into(), "cascade_compat.h".into()]);
             args.push("-isystem".into());
             args.push(format!("{LLVM}/include/wasm32-wasi/c++/v1"));
             args.push(format!("-L{LLVM}/lib/wasm32-wasi"));
@@ -205,6 +209,7 @@ impl Clang {
             "-Wl,--strip-all".into(),
             source.into(),
             "-lm".into(),
+            "-lwasi-emulated-process-clocks".into(),
             "-o".into(),
             "main.wasm".into(),
         ]);

@@ -24,6 +24,10 @@ impl FloatTolerance {
         let (Some(e), Some(a)) = (parse_number(expected), parse_number(actual)) else {
             return false;
         };
+        if is_integer(expected) || is_integer(actual) {
+            // Counts are exact; only the value is compared (`2` is `2.0`).
+            return a == e;
+        }
         let diff = (a - e).abs();
         diff <= self.absolute || diff <= self.relative * e.abs()
     }
@@ -41,6 +45,12 @@ fn parse_number(token: &str) -> Option<f64> {
         return None;
     }
     token.parse::<f64>().ok().filter(|x| x.is_finite())
+}
+
+/// An integer token: an optional sign, then digits only.
+fn is_integer(token: &str) -> bool {
+    let digits = token.strip_prefix(['+', '-']).unwrap_or(token);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// The first place two outputs differ.
@@ -137,12 +147,25 @@ mod tests {
     fn tolerance_applies_to_numbers_only() {
         let t = Some(FloatTolerance::both(1e-6));
         assert!(compare("3.5", "3.500000", t).matches());
-        assert!(compare("1000000", "1000000.5", t).matches()); // relative
-        assert!(compare("0.0000001", "0", t).matches()); // absolute
+        assert!(compare("1000000.0", "1000000.5", t).matches()); // relative
+        assert!(compare("0.0000001", "0.0", t).matches()); // absolute
         assert!(!compare("3.5", "3.51", t).matches());
         assert!(!compare("nan", "nan1", t).matches());
         assert!(!compare("inf", "inf0", t).matches());
         assert!(!compare("abc", "abd", t).matches());
+    }
+
+    #[test]
+    fn integers_are_exact_even_with_a_tolerance() {
+        let t = Some(FloatTolerance::both(1e-6));
+        // Off by 999 of 1,249,975,000: within 1e-6 relative, and still wrong.
+        assert!(!compare("1249975000", "1249974001", t).matches());
+        assert!(!compare("1000000", "1000000.5", t).matches());
+        assert!(!compare("1000000.5", "1000000", t).matches());
+        assert!(!compare("0.0000001", "0", t).matches());
+        assert!(compare("2", "2.000000", t).matches());
+        assert!(compare("-3.000", "-3", t).matches());
+        assert!(compare("1249975000", "1249975000", t).matches());
     }
 
     #[test]
