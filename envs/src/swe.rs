@@ -54,10 +54,10 @@ pub use backend::{
 };
 pub use native::NativeBackend;
 pub use pytest_site::{pinned_wheels, PytestSite, RunnerMode, Wheel, WheelMissing, PYTEST_WHEELS};
-pub use snapshot::{copy_snapshot, DiskTree, SnapshotError};
+pub use snapshot::{copy_snapshot, copy_snapshot_within, DiskTree, SnapshotError};
 pub use wasi::WasiBackend;
 
-use crate::config::{ConfigError, EnvConfig};
+use crate::config::{ConfigError, EnvConfig, SamplePaths};
 use crate::environment::{ChatMessage, Environment};
 use crate::registry::EnvPlugin;
 use crate::score_error::ScoreError;
@@ -132,7 +132,8 @@ pub struct Timings {
 
 pub struct SweEnv {
     config: SweConfig,
-    base_dir: PathBuf,
+    /// Where `repo` resolves, and how far it may reach (`cascade serve` confines it).
+    paths: SamplePaths,
     backend: Box<dyn TestBackend>,
 }
 
@@ -182,10 +183,7 @@ impl SweEnv {
     ) -> Self {
         Self {
             config: parsed,
-            base_dir: config
-                .base_dir
-                .clone()
-                .unwrap_or_else(|| PathBuf::from(".")),
+            paths: SamplePaths::of(config),
             backend,
         }
     }
@@ -212,10 +210,10 @@ impl SweEnv {
         sample.validate_common()?;
         let task = SweRow::try_from(sample)?;
         let response = sample.response()?;
-        let source = self.base_dir.join(&task.repo);
+        let source = self.paths.resolve(&task.repo)?;
 
         let started = Instant::now();
-        let copy = WorkingCopy::of(&source)?;
+        let copy = WorkingCopy::of(&source, self.paths.max_copy_bytes())?;
         timings.copy = started.elapsed();
 
         let started = Instant::now();
@@ -310,7 +308,7 @@ struct WorkingCopy {
 }
 
 impl WorkingCopy {
-    fn of(source: &Path) -> Result<Self, ScoreError> {
+    fn of(source: &Path, max_bytes: u64) -> Result<Self, ScoreError> {
         let temp = tempfile::Builder::new()
             .prefix("cascade-swe-")
             .tempdir()
@@ -326,7 +324,7 @@ impl WorkingCopy {
                 what: "cannot create the working copy",
                 source,
             })?;
-        copy_snapshot(source, &repo)?;
+        copy_snapshot_within(source, &repo, max_bytes)?;
         Ok(Self {
             _temp: temp,
             repo,
@@ -424,7 +422,11 @@ impl Environment for SweEnv {
             .get("problem_statement")
             .and_then(Value::as_str)
             .unwrap_or("Make the failing tests pass.");
-        let files = list_files(&self.base_dir.join(repo), 200);
+        let files = self
+            .paths
+            .resolve(repo)
+            .map(|root| list_files(&root, 200))
+            .unwrap_or_default();
         let system = self
             .config
             .system_prompt
