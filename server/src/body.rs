@@ -62,7 +62,7 @@ impl<S: Send + Sync> FromRequest<S> for RawBody {
 }
 
 /// The refusal for a body that could not be read: 408 when the body timed out.
-fn read_error(e: &dyn std::error::Error, status: StatusCode, text: String) -> ApiError {
+fn read_error(e: &(dyn std::error::Error + 'static), status: StatusCode, text: String) -> ApiError {
     let mut source = Some(e);
     while let Some(e) = source {
         if e.is::<TimeoutError>() {

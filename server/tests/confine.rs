@@ -92,14 +92,12 @@ fn only_the_named_environments_are_served() {
         json!({}),
     );
     assert_eq!(ok.status, 200, "{}", ok.body);
-    for path in ["/v1/score", "/ifeval/verify", "/ifeval/get_reward"] {
-        let body = json!({"env": "ifeval", "samples": [], "query": []}).to_string();
-        let body = if path == "/v1/score" {
-            json!({"env": "ifeval", "samples": []}).to_string()
-        } else {
-            body
-        };
-        let reply = server.post(path, &body);
+    for (path, body) in [
+        ("/v1/score", json!({"env": "ifeval", "samples": []})),
+        ("/ifeval/verify", json!({})),
+        ("/ifeval/get_reward", json!({"query": []})),
+    ] {
+        let reply = server.post(path, &body.to_string());
         assert_eq!(reply.status, 404, "{path}: {}", reply.body);
         assert!(reply.body.contains("known: math\""), "{}", reply.body);
     }

@@ -65,7 +65,7 @@ async fn aggregated(
     state.envs.check_known(&env)?;
     let units = (body.len() / BYTES_PER_UNIT + 1).min(state.queue.capacity());
     let admission = state.queue.admit(units)?;
-    let work = move || {
+    let work = move || -> Result<Json<Value>, ApiError> {
         let request: AggregateMetricsRequest = parse(&body)?;
         Ok(Json(aggregate(&request.verify_responses)))
     };
