@@ -165,3 +165,24 @@ fn run_time_plugins_are_served_on_the_batch_gym_and_openrlhf_routes() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+#[test]
+fn startup_refuses_an_open_address_without_a_token_and_a_bad_token_file() {
+    let refused = |args: &[&str]| {
+        let out = cascade().arg("serve").args(args).output().unwrap();
+        assert!(!out.status.success(), "{args:?} started");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let open = refused(&["--addr", "0.0.0.0:0"]);
+    assert!(open.contains("--insecure"), "{open}");
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("token");
+    std::fs::write(&token, "one\ntwo\n").unwrap();
+    let two = refused(&[
+        "--addr",
+        "127.0.0.1:0",
+        "--token-file",
+        token.to_str().unwrap(),
+    ]);
+    assert!(two.contains("more than one line"), "{two}");
+}

@@ -51,7 +51,7 @@ pub mod verifier_env;
 pub mod workplace;
 
 pub use cascade_verifiers::{inventory, Reward, Sample};
-pub use config::{ConfigError, EnvConfig};
+pub use config::{ConfigError, EnvConfig, PathError, PathPolicy, SamplePaths};
 pub use environment::{ChatMessage, Environment};
 pub use group::GroupEnvironment;
 pub use multi_turn::{MultiTurnEnvironment, Session, Turn};

@@ -31,6 +31,9 @@ pub enum ScoreError {
     },
     #[error(transparent)]
     Snapshot(#[from] SnapshotError),
+    /// A path inside the sample that the server's confinement refuses.
+    #[error(transparent)]
+    Path(#[from] crate::config::PathError),
     #[error(transparent)]
     Backend(#[from] BackendError),
     /// The row's `test_patch` does not apply to its repository snapshot.

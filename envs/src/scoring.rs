@@ -248,6 +248,12 @@ impl ScoringPool {
         })
     }
 
+    /// Runs `f` on one of this pool's threads (work that is not per sample, e.g. the
+    /// server's aggregate statistics), so it shares the pool's bound.
+    pub fn run<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        self.pool.install(f)
+    }
+
     /// Runs `f` on every item on this pool's threads, keeping input order. For callers
     /// whose items are not yet [`Sample`]s (the trainer scores token ids).
     pub fn map<T: Sync, R: Send>(&self, items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {

@@ -57,11 +57,11 @@ pub use backend::{
 };
 pub use native::NativeBackend;
 pub use pytest_site::{pinned_wheels, PytestSite, RunnerMode, Wheel, WheelMissing, PYTEST_WHEELS};
-pub use snapshot::{copy_snapshot, DiskTree, SnapshotError};
+pub use snapshot::{copy_snapshot, copy_snapshot_within, DiskTree, SnapshotError};
 pub use trusted::{is_test_infrastructure, TestFilesPolicy};
 pub use wasi::WasiBackend;
 
-use crate::config::{ConfigError, EnvConfig};
+use crate::config::{ConfigError, EnvConfig, SamplePaths};
 use crate::environment::{ChatMessage, Environment};
 use crate::registry::EnvPlugin;
 use crate::score_error::ScoreError;
@@ -140,7 +140,8 @@ pub struct Timings {
 
 pub struct SweEnv {
     config: SweConfig,
-    base_dir: PathBuf,
+    /// Where `repo` resolves, and how far it may reach (`cascade serve` confines it).
+    paths: SamplePaths,
     backend: Box<dyn TestBackend>,
 }
 
@@ -190,10 +191,7 @@ impl SweEnv {
     ) -> Self {
         Self {
             config: parsed,
-            base_dir: config
-                .base_dir
-                .clone()
-                .unwrap_or_else(|| PathBuf::from(".")),
+            paths: SamplePaths::of(config),
             backend,
         }
     }
@@ -221,10 +219,10 @@ impl SweEnv {
         let task = SweRow::try_from(sample)?;
         // The final answer only: a diff drafted in the thinking is not applied.
         let response = sample.final_answer()?;
-        let source = self.base_dir.join(&task.repo);
+        let source = self.paths.resolve(&task.repo)?;
 
         let started = Instant::now();
-        let copy = WorkingCopy::of(&source)?;
+        let copy = WorkingCopy::of(&source, self.paths.max_copy_bytes())?;
         timings.copy = started.elapsed();
 
         let started = Instant::now();
@@ -391,7 +389,7 @@ struct WorkingCopy {
 }
 
 impl WorkingCopy {
-    fn of(source: &Path) -> Result<Self, ScoreError> {
+    fn of(source: &Path, max_bytes: u64) -> Result<Self, ScoreError> {
         let temp = tempfile::Builder::new()
             .prefix("cascade-swe-")
             .tempdir()
@@ -407,7 +405,7 @@ impl WorkingCopy {
                 what: "cannot create the working copy",
                 source,
             })?;
-        copy_snapshot(source, &repo)?;
+        copy_snapshot_within(source, &repo, max_bytes)?;
         Ok(Self {
             _temp: temp,
             repo,
@@ -518,7 +516,11 @@ impl Environment for SweEnv {
             .get("problem_statement")
             .and_then(Value::as_str)
             .unwrap_or("Make the failing tests pass.");
-        let files = list_files(&self.base_dir.join(repo), 200);
+        let files = self
+            .paths
+            .resolve(repo)
+            .map(|root| list_files(&root, 200))
+            .unwrap_or_default();
         let system = self
             .config
             .system_prompt

@@ -1,5 +1,7 @@
 //! Bearer-token authentication (`--token-file`): every route but `/health` needs
 //! `Authorization: Bearer TOKEN`, compared in constant time; anything else is 401.
+//! A request with more than one `Authorization` header is 400 on every route: which
+//! one counts would otherwise depend on the proxy in front.
 
 use std::sync::Arc;
 
@@ -27,6 +29,15 @@ pub async fn require_token(
     request: Request,
     next: Next,
 ) -> Response {
+    if request
+        .headers()
+        .get_all(header::AUTHORIZATION)
+        .iter()
+        .count()
+        > 1
+    {
+        return ApiError::bad_request("more than one `Authorization` header").into_response();
+    }
     let Some(token) = &state.config.token else {
         return next.run(request).await;
     };

@@ -28,18 +28,22 @@
 
 pub mod auth;
 pub mod body;
+pub mod ceilings;
 pub mod envs;
 pub mod error;
 pub mod gym;
+pub mod listen;
 pub mod metrics;
 pub mod openrlhf;
 pub mod queue;
 mod routes;
 pub mod score;
+pub mod startup;
 
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use cascade_envs::Registry;
 use tokio::net::TcpListener;
@@ -69,6 +73,21 @@ pub struct ServerConfig {
     pub base_dir: PathBuf,
     /// How many built environments are kept.
     pub env_cache: usize,
+    /// The environments served (`--env`, repeatable); empty = every linked one.
+    pub envs: Vec<String>,
+    /// The most bytes a folder copied for one sample (swe's `repo`) may hold.
+    pub max_copy_bytes: u64,
+    /// Connections served at once; one more is answered 503 and closed.
+    pub max_connections: usize,
+    /// How long a client may take to send a request head, and how long a kept-alive
+    /// connection may sit idle (hyper arms one timer for both).
+    pub header_timeout: Duration,
+    /// How long a client may take to send a request body.
+    pub body_timeout: Duration,
+    /// How long shutdown waits for accepted requests before exiting regardless.
+    pub drain_timeout: Duration,
+    /// What one sample may ask for.
+    pub ceilings: ceilings::Ceilings,
 }
 
 impl Default for ServerConfig {
@@ -82,6 +101,13 @@ impl Default for ServerConfig {
             default_config: serde_json::Map::new(),
             base_dir: PathBuf::from("."),
             env_cache: 32,
+            envs: Vec::new(),
+            max_copy_bytes: 256 << 20,
+            max_connections: 512,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
+            drain_timeout: Duration::from_secs(30),
+            ceilings: ceilings::Ceilings::default(),
         }
     }
 }
@@ -101,6 +127,8 @@ pub enum ServeError {
     Pool(#[from] cascade_envs::scoring::PoolError),
     #[error("the default environment: {0}")]
     DefaultEnv(String),
+    #[error("--env: {0}")]
+    Env(String),
     #[error("serving failed: {0}")]
     Io(#[from] std::io::Error),
 }
@@ -108,27 +136,32 @@ pub enum ServeError {
 impl AppState {
     /// The state for `config`, scoring with the environments of `registry`.
     pub fn new(config: ServerConfig, registry: Registry) -> Result<Arc<Self>, ServeError> {
+        let envs = envs::EnvCache::new(registry, config.base_dir.clone(), config.env_cache)
+            .exposing(&config.envs)
+            .map_err(ServeError::Env)?
+            .with_max_copy_bytes(config.max_copy_bytes);
         if let Some(name) = &config.default_env {
-            if !registry.contains(name) {
-                let known: Vec<&str> = registry.names().collect();
-                return Err(ServeError::DefaultEnv(format!(
-                    "unknown environment `{name}`; known: {}",
-                    known.join(", ")
-                )));
-            }
+            envs.check_known(name)
+                .map_err(|e| ServeError::DefaultEnv(e.message))?;
         }
         let queue = queue::ScoringQueue::new(config.jobs, config.max_queue)?;
-        let envs = Arc::new(envs::EnvCache::new(
-            registry,
-            config.base_dir.clone(),
-            config.env_cache,
-        ));
         Ok(Arc::new(Self {
             config,
-            envs,
+            envs: Arc::new(envs),
             queue,
             metrics: metrics::Metrics::default(),
         }))
+    }
+
+    /// The settings the operator gave `env` (`--config`, for the default environment).
+    pub fn operator_config(&self, env: &str) -> &serde_json::Map<String, serde_json::Value> {
+        static NONE: std::sync::OnceLock<serde_json::Map<String, serde_json::Value>> =
+            std::sync::OnceLock::new();
+        if self.config.default_env.as_deref() == Some(env) {
+            &self.config.default_config
+        } else {
+            NONE.get_or_init(serde_json::Map::new)
+        }
     }
 }
 
@@ -145,16 +178,13 @@ impl AppState {
 }
 
 /// Serves `state` on `listener` until `shutdown` completes, then stops accepting,
-/// lets every in-flight request finish and returns.
+/// answers the accepted requests and returns within `drain_timeout` ([`listen`]).
 pub async fn serve(
     listener: TcpListener,
     state: Arc<AppState>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
-    axum::serve(listener, router(state))
-        .with_graceful_shutdown(shutdown)
-        .await?;
-    Ok(())
+    listen::serve(listener, state, shutdown).await
 }
 
 /// Completes on SIGTERM or ctrl-c (SIGINT): what `cascade serve` drains on.

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -47,12 +48,24 @@ struct Counters {
 #[derive(Default)]
 pub struct Metrics {
     counters: Mutex<Counters>,
+    /// Connections answered 503 past `--max-connections`.
+    refused_connections: AtomicU64,
 }
 
 impl Metrics {
     fn with<R>(&self, f: impl FnOnce(&mut Counters) -> R) -> R {
         // A panic while holding this lock leaves plain counters; keep counting.
         f(&mut self.counters.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// A connection past `--max-connections` was refused.
+    pub fn add_refused_connection(&self) {
+        self.refused_connections.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Connections refused so far.
+    pub fn refused_connections(&self) -> u64 {
+        self.refused_connections.load(Ordering::Relaxed)
     }
 
     /// `n` samples of `env` were scored.
@@ -131,6 +144,30 @@ impl Metrics {
         let _ = writeln!(out, "cascade_queue_capacity {queue_capacity}");
         out
     }
+}
+
+/// The counters of the server's protections: samples skipped for clients that had
+/// gone, and connections refused past the cap.
+pub fn render_protection(cancelled_samples: u64, refused_connections: u64) -> String {
+    let mut out = String::new();
+    family(
+        &mut out,
+        "cascade_cancelled_samples_total",
+        "counter",
+        "Accepted samples not scored because their client disconnected first.",
+    );
+    let _ = writeln!(out, "cascade_cancelled_samples_total {cancelled_samples}");
+    family(
+        &mut out,
+        "cascade_refused_connections_total",
+        "counter",
+        "Connections answered 503 past --max-connections.",
+    );
+    let _ = writeln!(
+        out,
+        "cascade_refused_connections_total {refused_connections}"
+    );
+    out
 }
 
 fn family(out: &mut String, name: &str, kind: &str, help: &str) {

@@ -28,6 +28,10 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/get_reward", post(openrlhf::get_reward_default))
         .layer(from_fn_with_state(
             state.clone(),
+            crate::body::refuse_oversized,
+        ))
+        .layer(from_fn_with_state(
+            state.clone(),
             crate::auth::require_token,
         ))
         .layer(from_fn_with_state(state.clone(), metrics::record))
@@ -40,8 +44,12 @@ async fn health() -> &'static str {
 }
 
 async fn render_metrics(State(state): State<Arc<AppState>>) -> impl IntoResponse {
-    let text = state
+    let mut text = state
         .metrics
         .render(state.queue.depth(), state.queue.capacity());
+    text.push_str(&metrics::render_protection(
+        state.queue.cancelled(),
+        state.metrics.refused_connections(),
+    ));
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text)
 }

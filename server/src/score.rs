@@ -54,11 +54,18 @@ pub async fn score_samples(
     samples: Vec<Sample>,
 ) -> Result<Vec<ResultLine>, ApiError> {
     state.envs.check_known(&env)?;
+    let config = crate::envs::request_config(state.operator_config(&env), config)?;
     let admission = state.queue.admit(samples.len())?;
     let n = samples.len();
     let results = state
         .queue
-        .score(admission, state.envs.clone(), env.clone(), config, samples)
+        .score(
+            admission,
+            state.envs.clone(),
+            (env.clone(), config),
+            state.config.ceilings,
+            samples,
+        )
         .await?;
     state.metrics.add_samples(&env, n);
     Ok(results)

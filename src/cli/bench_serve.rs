@@ -11,6 +11,11 @@
 //!    (refused requests are retried after a short pause);
 //! 4. SIGTERM once half the math samples are answered: every request the server
 //!    answered reached its client intact, none was lost.
+//!
+//! With `--mixed`, only the baseline and a mixed load run: math from `--clients`
+//! clients (latency measured, every result checked) while `--code-clients` clients post
+//! code batches of `--code-batch` samples beside it without pause, the load that made
+//! math wait behind code before each environment had its own pool.
 
 mod client;
 mod load;
@@ -44,6 +49,15 @@ pub struct BenchServeArgs {
     /// `--max-queue` of the admission-control phase.
     #[arg(long, default_value_t = 8)]
     pub small_queue: usize,
+    /// Run only the mixed load: math latency while code batches run beside it.
+    #[arg(long)]
+    pub mixed: bool,
+    /// Clients posting code batches in the mixed load.
+    #[arg(long, default_value_t = 2)]
+    pub code_clients: usize,
+    /// Samples per code request in the mixed load.
+    #[arg(long, default_value_t = 32)]
+    pub code_batch: usize,
 }
 
 /// One environment's samples: the input file and `cascade score`'s lines for it.
@@ -71,6 +85,9 @@ pub fn run(args: BenchServeArgs) -> Result<(), Failure> {
             samples,
             expected,
         });
+    }
+    if args.mixed {
+        return Ok(mixed(&exe, &datasets, &workloads, &args)?);
     }
     let server = start_server(&exe, &datasets, args.jobs, UNBOUNDED_QUEUE)?;
     for w in &workloads {
@@ -121,6 +138,41 @@ fn small_queue(
     if report.rejected == 0 {
         bail!("no request was refused with --max-queue {queue}");
     }
+    server.stop()?;
+    Ok(())
+}
+
+/// Math under `--clients` clients while code batches run beside it (module docs).
+fn mixed(
+    exe: &Path,
+    datasets: &Path,
+    workloads: &[Workload],
+    args: &BenchServeArgs,
+) -> anyhow::Result<()> {
+    let (math, code) = (&workloads[0], &workloads[1]);
+    let server = start_server(exe, datasets, args.jobs, UNBOUNDED_QUEUE)?;
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let code_load = Load::new(&server.addr, code, 1, args.code_batch.max(1));
+    let (report, code_samples, code_wall) = std::thread::scope(|scope| {
+        let beside: Vec<_> = (0..args.code_clients)
+            .map(|_| scope.spawn(|| code_load.repeat_until(&stop)))
+            .collect();
+        // Let the code batches fill their pool before math is measured.
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let started = Instant::now();
+        let report = Load::new(&server.addr, math, args.clients, args.batch).run();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let code_samples: usize = beside.into_iter().map(|h| h.join().unwrap_or(0)).sum();
+        (report, code_samples, started.elapsed().as_secs_f64())
+    });
+    let report = report?;
+    println!(
+        "mixed, cascade serve --jobs {}: math from {} clients x {} sample(s)/request: {:.0} samples/s, p50 {:.1} ms, p99 {:.1} ms, {} correct; beside it {} clients x {} code samples/request: {:.0} code samples/s",
+        args.jobs, args.clients, args.batch,
+        report.samples as f64 / report.wall_s, report.p50_ms(), report.p99_ms(), report.correct,
+        args.code_clients, args.code_batch, code_samples as f64 / code_wall
+    );
+    report.check_all_correct(math.samples.len())?;
     server.stop()?;
     Ok(())
 }

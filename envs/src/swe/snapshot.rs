@@ -36,6 +36,8 @@ pub enum SnapshotError {
         #[source]
         source: io::Error,
     },
+    #[error("the repository holds more than {limit} bytes, this server's copy limit")]
+    TooLarge { limit: u64 },
     #[error("refusing to write `{0}`: it passes through a symlink or non-directory")]
     UnsafeWrite(String),
 }
@@ -49,15 +51,27 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> SnapshotError + '_ {
 
 /// Copies `src` into `dst` (which must exist and be empty).
 pub fn copy_snapshot(src: &Path, dst: &Path) -> Result<u64, SnapshotError> {
+    copy_snapshot_within(src, dst, u64::MAX)
+}
+
+/// [`copy_snapshot`], refusing (before copying it) a file that would take the copy past
+/// `limit` bytes.
+pub fn copy_snapshot_within(src: &Path, dst: &Path, limit: u64) -> Result<u64, SnapshotError> {
     if !src.is_dir() {
         return Err(SnapshotError::NotADirectory(src.display().to_string()));
     }
-    let mut bytes = 0;
+    let mut bytes = Budget { used: 0, limit };
     copy_dir(src, dst, Path::new(""), &mut bytes)?;
-    Ok(bytes)
+    Ok(bytes.used)
 }
 
-fn copy_dir(src: &Path, dst: &Path, rel: &Path, bytes: &mut u64) -> Result<(), SnapshotError> {
+/// Bytes copied so far, and the most allowed.
+struct Budget {
+    used: u64,
+    limit: u64,
+}
+
+fn copy_dir(src: &Path, dst: &Path, rel: &Path, bytes: &mut Budget) -> Result<(), SnapshotError> {
     let mut entries: Vec<_> = fs::read_dir(src)
         .map_err(io_err(src))?
         .collect::<Result<_, _>>()
@@ -85,7 +99,11 @@ fn copy_dir(src: &Path, dst: &Path, rel: &Path, bytes: &mut u64) -> Result<(), S
             fs::create_dir(&to).map_err(io_err(&to))?;
             copy_dir(&from, &to, &rel_path, bytes)?;
         } else if kind.is_file() {
-            *bytes += fs::copy(&from, &to).map_err(io_err(&from))?;
+            let len = entry.metadata().map_err(io_err(&from))?.len();
+            if bytes.used.saturating_add(len) > bytes.limit {
+                return Err(SnapshotError::TooLarge { limit: bytes.limit });
+            }
+            bytes.used += fs::copy(&from, &to).map_err(io_err(&from))?;
         }
     }
     Ok(())

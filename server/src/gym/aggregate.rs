@@ -8,13 +8,15 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use crate::body::JsonBody;
+use crate::body::{parse, RawBody};
+use crate::error::ApiError;
 use crate::score::labelled;
 use crate::AppState;
 
@@ -26,31 +28,48 @@ pub struct AggregateMetricsRequest {
     pub verify_responses: Vec<Map<String, Value>>,
 }
 
+/// Bytes of body that count as one sample against `--max-queue`: the statistics of a
+/// large request are work like scoring, so they queue like it.
+const BYTES_PER_UNIT: usize = 64 << 10;
+
 /// `POST /{env}/aggregate_metrics`.
 pub async fn aggregate_metrics(
     State(state): State<Arc<AppState>>,
     Path(env): Path<String>,
-    JsonBody(request): JsonBody<AggregateMetricsRequest>,
+    RawBody(body): RawBody,
 ) -> Response {
-    let result = state
-        .envs
-        .check_known(&env)
-        .map(|()| Json(aggregate(&request.verify_responses)));
-    labelled(result.into_response(), &state.env_label(&env))
+    let label = state.env_label(&env);
+    labelled(aggregated(&state, env, body).await.into_response(), &label)
 }
 
 /// `POST /aggregate_metrics` for the default environment.
 pub async fn aggregate_metrics_default(
     State(state): State<Arc<AppState>>,
-    JsonBody(request): JsonBody<AggregateMetricsRequest>,
+    RawBody(body): RawBody,
 ) -> Response {
     match crate::openrlhf::default_env(&state) {
-        Ok((env, _)) => labelled(
-            Json(aggregate(&request.verify_responses)).into_response(),
-            &state.env_label(&env),
-        ),
+        Ok((env, _)) => {
+            let label = state.env_label(&env);
+            labelled(aggregated(&state, env, body).await.into_response(), &label)
+        }
         Err(e) => e.into_response(),
     }
+}
+
+/// Parses and aggregates `body` on `env`'s scoring pool, admitted like samples.
+async fn aggregated(
+    state: &Arc<AppState>,
+    env: String,
+    body: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    state.envs.check_known(&env)?;
+    let units = (body.len() / BYTES_PER_UNIT + 1).min(state.queue.capacity());
+    let admission = state.queue.admit(units)?;
+    let work = move || -> Result<Json<Value>, ApiError> {
+        let request: AggregateMetricsRequest = parse(&body)?;
+        Ok(Json(aggregate(&request.verify_responses)))
+    };
+    state.queue.run(admission, &env, work).await?
 }
 
 /// The `AggregateMetrics` of `responses`.

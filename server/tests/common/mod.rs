@@ -14,6 +14,7 @@ use cascade_verifiers::FieldError;
 
 pub struct TestServer {
     pub url: String,
+    pub state: std::sync::Arc<AppState>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<JoinHandle<Result<(), ServeError>>>,
 }
@@ -42,6 +43,7 @@ impl TestServer {
 
     pub fn start_with(config: ServerConfig, registry: Registry) -> Self {
         let state = AppState::new(config, registry).unwrap();
+        let shared = state.clone();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let (bound, addr) = std::sync::mpsc::channel();
         let thread = std::thread::spawn(move || {
@@ -62,6 +64,7 @@ impl TestServer {
         let addr = addr.recv().unwrap();
         Self {
             url: format!("http://{addr}"),
+            state: shared,
             stop: Some(stop),
             thread: Some(thread),
         }

@@ -128,6 +128,21 @@ impl<'a> Load<'a> {
         Ok(report)
     }
 
+    /// Posts the workload's chunks in turn, round and round, until `stop` is set; how
+    /// many samples were answered (the background of the mixed load).
+    pub fn repeat_until(&self, stop: &AtomicBool) -> usize {
+        let chunks: Vec<&[serde_json::Value]> = self.work.samples.chunks(self.batch).collect();
+        let report = Mutex::new(Report::default());
+        for i in (0..chunks.len()).cycle() {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            self.send(i, chunks[i], &report);
+        }
+        let report = report.into_inner().unwrap_or_else(|p| p.into_inner());
+        report.samples
+    }
+
     /// Sends chunk `i` until it is answered (or refused for good); records it.
     fn send(&self, i: usize, chunk: &[serde_json::Value], report: &Mutex<Report>) -> Outcome {
         let body = serde_json::json!({"env": self.work.env, "samples": chunk}).to_string();
