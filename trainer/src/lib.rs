@@ -19,6 +19,7 @@ pub mod metrics;
 pub mod model;
 pub mod mopd;
 pub mod optim;
+pub mod pyjson;
 pub mod recipe;
 pub mod reward_model;
 pub mod runner;

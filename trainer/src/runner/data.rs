@@ -157,7 +157,7 @@ pub fn load_env_data(
             line,
             message: e.to_string(),
         })?;
-        let text = tokenizer.render_chat(&messages, enable_thinking)?;
+        let text = tokenizer.render_prompt(&messages, row_tools(row), enable_thinking)?;
         prompts.push(tokenizer.encode(&text)?);
     }
     Ok(EnvData {
@@ -170,6 +170,17 @@ pub fn load_env_data(
         targets: Vec::new(),
         enable_thinking,
     })
+}
+
+/// A row's function tools, for the chat template: NeMo Gym's
+/// `responses_create_params.tools`, else a top-level `tools` list (BFCL-style rows).
+fn row_tools(row: &Sample) -> Option<&[Value]> {
+    let listed = |v: Option<&Value>| v.and_then(Value::as_array).map(Vec::as_slice);
+    listed(
+        row.get("responses_create_params")
+            .and_then(|p| p.get("tools")),
+    )
+    .or_else(|| listed(row.get("tools")))
 }
 
 /// Every eval set's data (in [`Recipe::eval_sets`] order), and each running stage's
