@@ -332,9 +332,10 @@ mod tests {
         assert_eq!(plain.stop_ids.len(), 1);
         let (_d, tok) = tiny_with(&[("config.json", r#"{"eos_token_id": [7, 9]}"#)]);
         assert_eq!(tok.stop_ids, vec![7, 9]);
+        let generation = format!(r#"{{"eos_token_id": [5, {eos}]}}"#);
         let both = [
             ("config.json", r#"{"eos_token_id": 7}"#),
-            ("generation_config.json", &*format!(r#"{{"eos_token_id": [5, {eos}]}}"#)),
+            ("generation_config.json", generation.as_str()),
         ];
         let (_d, tok) = tiny_with(&both);
         assert_eq!(tok.stop_ids, vec![eos, 5]);
@@ -350,7 +351,7 @@ mod tests {
         let (_d, tok) = tiny_with(&[("chat_template.jinja", template)]);
         let gym = serde_json::json!({"type": "function", "name": "add", "description": "Adds <a>",
             "parameters": {"type": "object", "properties": {"a": {"type": "number"}}}});
-        let out = tok.render_prompt(&[ChatMessage::user("q")], Some(&[gym]), None).unwrap();
+        let out = tok.render_prompt(&[ChatMessage::user("q")], Some(std::slice::from_ref(&gym)), None).unwrap();
         assert_eq!(
             out,
             "{\"function\": {\"description\": \"Adds <a>\", \"name\": \"add\", \"parameters\": {\"properties\": {\"a\": {\"type\": \"number\"}}, \"type\": \"object\"}}, \"type\": \"function\"}\n|[\n {\n  \"function\": {\n   \"description\": \"Adds <a>\",\n   \"name\": \"add\",\n   \"parameters\": {\n    \"properties\": {\n     \"a\": {\n      \"type\": \"number\"\n     }\n    },\n    \"type\": \"object\"\n   }\n  },\n  \"type\": \"function\"\n }\n]"

@@ -58,3 +58,58 @@ fn smollm2_prompts_and_greedy_continuations_match_transformers() {
     // "What is 2 + 3?" → "2 + 3 = 5<|im_end|>": decoding really ends on the eos.
     assert!(stopped >= 1, "no continuation reached the eos");
 }
+
+/// CI's smoke test on the real model: two GRPO steps of 2 prompts × 2 responses on
+/// the `math` environment's arithmetic rows, from the converted checkpoint. Rewards
+/// come from the real env, the loss's gradient is finite, and responses end at the
+/// eos before the cap (the only stop criterion here).
+#[test]
+fn two_grpo_steps_on_smollm2_with_a_real_env() {
+    let dir = common::smollm2_dir();
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../datasets/math");
+    let text = format!(
+        r#"
+[run]
+model = "{model}"
+device = "cpu"
+eval_max_new_tokens = 24
+threads = 2
+
+[[eval]]
+domain = "math"
+dataset = "{data}/arithmetic.eval.jsonl"
+limit = 2
+
+[[stage]]
+name = "grpo"
+algorithm = "grpo"
+steps = 2
+lr = 1e-6
+prompts_per_step = 2
+group_size = 2
+max_new_tokens = 48
+temperature = 0.7
+[[stage.env]]
+name = "math"
+dataset = "{data}/arithmetic.train.jsonl"
+"#,
+        model = dir.display(),
+        data = data.display()
+    );
+    let out = tempfile::tempdir().expect("temp dir");
+    let recipe = cascade_trainer::recipe::Recipe::parse(&text, &out.path().join("r.toml"))
+        .expect("recipe");
+    let mut printed = Vec::new();
+    common::run_fresh(&recipe, &out.path().join("run"), &mut printed);
+    let steps: Vec<serde_json::Value> = common::metrics(&out.path().join("run"))
+        .into_iter()
+        .filter(|m| m.get("grad_norm").is_some())
+        .collect();
+    assert_eq!(steps.len(), 2, "{}", String::from_utf8_lossy(&printed));
+    for m in &steps {
+        let figure = |k: &str| m[k].as_f64().unwrap_or(f64::NAN);
+        assert!(figure("grad_norm").is_finite(), "{m}");
+        assert!((0.0..=1.0).contains(&figure("reward_mean")), "{m}");
+        assert!(figure("response_len_mean") < 48.0, "no response stopped: {m}");
+    }
+}

@@ -395,4 +395,31 @@ mod tests {
         .unwrap_err();
         assert!(err.to_string().contains("num_key_value_heads"), "{err}");
     }
+
+    /// Each family's sliding windows as transformers resolves them.
+    #[test]
+    fn sliding_windows_per_family() {
+        let base = r#""vocab_size":61,"hidden_size":32,"intermediate_size":64,"num_hidden_layers":3,
+            "num_attention_heads":4"#;
+        let windows = |extra: &str| {
+            ModelConfig::from_json(&format!("{{{base},{extra}}}"))
+                .unwrap()
+                .sliding_windows
+        };
+        assert_eq!(windows(r#""model_type":"mistral","sliding_window":5"#), vec![Some(5); 3]);
+        assert_eq!(windows(r#""model_type":"mistral","sliding_window":null"#), vec![None; 3]);
+        assert_eq!(windows(r#""model_type":"qwen2","sliding_window":5"#), vec![None; 3]);
+        let qwen = r#""model_type":"qwen2","use_sliding_window":true,"sliding_window":5,"max_window_layers":1"#;
+        assert_eq!(windows(qwen), vec![None, Some(5), Some(5)]);
+        let typed = format!(
+            r#"{qwen},"layer_types":["sliding_attention","full_attention","full_attention"]"#
+        );
+        assert_eq!(windows(&typed), vec![Some(5), None, None]);
+        assert_eq!(windows(r#""model_type":"llama","sliding_window":5"#), vec![None; 3]);
+        let err = ModelConfig::from_json(&format!(
+            r#"{{{base},"model_type":"llama","rope_scaling":{{"type":"su"}}}}"#
+        ))
+        .unwrap_err();
+        assert!(err.to_string().contains("`su`"), "{err}");
+    }
 }

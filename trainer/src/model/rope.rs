@@ -179,7 +179,7 @@ impl RopeConfig {
                 } else {
                     short_factor
                 };
-                let freqs = base.iter().zip(ext).map(|(f, e)| f / e).collect();
+                let freqs: Vec<f64> = base.iter().zip(ext).map(|(f, e)| f / e).collect();
                 (freqs, *attention_factor)
             }
         }
@@ -368,12 +368,12 @@ mod tests {
     #[test]
     fn llama3_keeps_high_and_divides_low_frequencies() {
         let r = rope(json!({"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
-                            "high_freq_factor": 4.0, "original_max_position_embeddings": 16}));
+                            "high_freq_factor": 4.0, "original_max_position_embeddings": 32}));
         let (base, _) = rope(json!(null)).inv_freq(0.0);
         let (got, scale) = r.inv_freq(0.0);
         assert_eq!(scale, 1.0);
-        assert_eq!(got[0], base[0]); // wavelength 2π < 16/4
-        assert!((got[3] - base[3] / 8.0).abs() < 1e-15); // wavelength ≈ 6283 > 16
+        assert_eq!(got[0], base[0]); // wavelength 2π < 32/4
+        assert!((got[3] - base[3] / 8.0).abs() < 1e-15); // wavelength ≈ 6283 > 32
     }
 
     #[test]
