@@ -214,7 +214,12 @@ mod tests {
         let run = |decay_norms_and_biases: bool| -> Vec<f32> {
             let params: BTreeMap<String, Tensor> = names
                 .iter()
-                .map(|n| (n.to_string(), Tensor::ones([1], (Kind::Float, tch::Device::Cpu)).set_requires_grad(true)))
+                .map(|n| {
+                    (
+                        n.to_string(),
+                        Tensor::ones([1], (Kind::Float, tch::Device::Cpu)).set_requires_grad(true),
+                    )
+                })
                 .collect();
             let config = AdamWConfig {
                 weight_decay: 0.5,
@@ -223,13 +228,22 @@ mod tests {
             };
             let mut opt = AdamW::new(&params, config);
             // A zero gradient: only decay moves a parameter.
-            let loss = params.values().map(|p| p * 0.0).fold(Tensor::zeros([1], (Kind::Float, tch::Device::Cpu)), |a, b| a + b);
+            let loss = params.values().map(|p| p * 0.0).fold(
+                Tensor::zeros([1], (Kind::Float, tch::Device::Cpu)),
+                |a, b| a + b,
+            );
             loss.sum(Kind::Float).backward();
             opt.step(0.1);
-            names.iter().map(|n| f32::try_from(&params[*n].detach()).expect("scalar")).collect()
+            names
+                .iter()
+                .map(|n| f32::try_from(&params[*n].detach()).expect("scalar"))
+                .collect()
         };
         let close = |got: Vec<f32>, want: &[f32]| {
-            assert!(got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-6), "{got:?}");
+            assert!(
+                got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-6),
+                "{got:?}"
+            );
         };
         close(run(false), &[0.95, 1.0, 1.0, 1.0, 1.0, 0.95]);
         close(run(true), &[0.95; 6]);

@@ -83,6 +83,9 @@ mod tests {
             dumps(&json!({"a": [1, {"x": 1.0}]}), Some(2)),
             "{\n  \"a\": [\n    1,\n    {\n      \"x\": 1.0\n    }\n  ]\n}"
         );
-        assert_eq!(dumps(&json!("line\nbreak \"q\""), None), r#""line\nbreak \"q\"""#);
+        assert_eq!(
+            dumps(&json!("line\nbreak \"q\""), None),
+            r#""line\nbreak \"q\"""#
+        );
     }
 }

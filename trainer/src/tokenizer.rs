@@ -263,7 +263,9 @@ fn py_tojson(
     let json = serde_json::to_value(&value).map_err(|e| {
         minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, e.to_string())
     })?;
-    Ok(minijinja::Value::from_safe_string(crate::pyjson::dumps(&json, indent)))
+    Ok(minijinja::Value::from_safe_string(crate::pyjson::dumps(
+        &json, indent,
+    )))
 }
 
 /// The end-of-sequence ids of a checkpoint, in transformers' order of precedence:
@@ -351,12 +353,20 @@ mod tests {
         let (_d, tok) = tiny_with(&[("chat_template.jinja", template)]);
         let gym = serde_json::json!({"type": "function", "name": "add", "description": "Adds <a>",
             "parameters": {"type": "object", "properties": {"a": {"type": "number"}}}});
-        let out = tok.render_prompt(&[ChatMessage::user("q")], Some(std::slice::from_ref(&gym)), None).unwrap();
+        let out = tok
+            .render_prompt(
+                &[ChatMessage::user("q")],
+                Some(std::slice::from_ref(&gym)),
+                None,
+            )
+            .unwrap();
         assert_eq!(
             out,
             "{\"function\": {\"description\": \"Adds <a>\", \"name\": \"add\", \"parameters\": {\"properties\": {\"a\": {\"type\": \"number\"}}, \"type\": \"object\"}}, \"type\": \"function\"}\n|[\n {\n  \"function\": {\n   \"description\": \"Adds <a>\",\n   \"name\": \"add\",\n   \"parameters\": {\n    \"properties\": {\n     \"a\": {\n      \"type\": \"number\"\n     }\n    },\n    \"type\": \"object\"\n   }\n  },\n  \"type\": \"function\"\n }\n]"
         );
-        let none = tok.render_prompt(&[ChatMessage::user("q")], None, None).unwrap();
+        let none = tok
+            .render_prompt(&[ChatMessage::user("q")], None, None)
+            .unwrap();
         assert_eq!(none, "none|null");
     }
 

@@ -40,7 +40,9 @@ fn logits_match_transformers_for_every_rope_type_and_window() {
     let reference = reference();
     for name in VARIANTS {
         let model = load(name);
-        let want_all = reference["models"][name]["logits"].as_array().expect("logits");
+        let want_all = reference["models"][name]["logits"]
+            .as_array()
+            .expect("logits");
         for (p, want) in prompts(&reference).iter().zip(want_all) {
             let ids = Tensor::from_slice(p).view([1, -1]);
             let valid = ids.ones_like().to_kind(Kind::Bool);
@@ -61,9 +63,12 @@ fn greedy_generation_stops_at_the_configured_eos_like_transformers() {
     for name in VARIANTS {
         let model = load(name);
         let tokenizer = TextTokenizer::load(&common::tiny_variants().join(name)).expect("tok");
-        let eos: Vec<i64> = serde_json::from_value(reference["models"][name]["eos"].clone())
-            .expect("eos");
-        assert_eq!(tokenizer.stop_ids, eos, "{name}: stop ids from generation_config.json");
+        let eos: Vec<i64> =
+            serde_json::from_value(reference["models"][name]["eos"].clone()).expect("eos");
+        assert_eq!(
+            tokenizer.stop_ids, eos,
+            "{name}: stop ids from generation_config.json"
+        );
         let want: Vec<Vec<i64>> =
             serde_json::from_value(reference["models"][name]["greedy"].clone()).expect("greedy");
         for (p, want) in prompts(&reference).iter().zip(want) {

@@ -16,14 +16,19 @@ use tch::{Device, Kind};
 const MAX_NEW_TOKENS: usize = 16;
 
 fn transformers_reference(dir: &std::path::Path) -> serde_json::Value {
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real_model.py");
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real_model.py");
     let out = Command::new(common::python())
         .arg(script)
         .arg(dir)
         .arg(MAX_NEW_TOKENS.to_string())
         .output()
         .expect("python");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).expect("json")
 }
 
@@ -32,7 +37,10 @@ fn smollm2_prompts_and_greedy_continuations_match_transformers() {
     let dir = common::smollm2_dir();
     let reference = transformers_reference(&dir);
     let tokenizer = TextTokenizer::load(&dir).expect("tokenizer");
-    assert_eq!(tokenizer.stop_ids, vec![reference["eos"].as_i64().expect("eos")]);
+    assert_eq!(
+        tokenizer.stop_ids,
+        vec![reference["eos"].as_i64().expect("eos")]
+    );
     let model = Transformer::load(&dir, Device::Cpu, Kind::Float).expect("model");
     let mut stopped = 0;
     for chat in reference["chats"].as_array().expect("chats") {
@@ -97,8 +105,8 @@ dataset = "{data}/arithmetic.train.jsonl"
         data = data.display()
     );
     let out = tempfile::tempdir().expect("temp dir");
-    let recipe = cascade_trainer::recipe::Recipe::parse(&text, &out.path().join("r.toml"))
-        .expect("recipe");
+    let recipe =
+        cascade_trainer::recipe::Recipe::parse(&text, &out.path().join("r.toml")).expect("recipe");
     let mut printed = Vec::new();
     common::run_fresh(&recipe, &out.path().join("run"), &mut printed);
     let steps: Vec<serde_json::Value> = common::metrics(&out.path().join("run"))
@@ -110,6 +118,9 @@ dataset = "{data}/arithmetic.train.jsonl"
         let figure = |k: &str| m[k].as_f64().unwrap_or(f64::NAN);
         assert!(figure("grad_norm").is_finite(), "{m}");
         assert!((0.0..=1.0).contains(&figure("reward_mean")), "{m}");
-        assert!(figure("response_len_mean") < 48.0, "no response stopped: {m}");
+        assert!(
+            figure("response_len_mean") < 48.0,
+            "no response stopped: {m}"
+        );
     }
 }

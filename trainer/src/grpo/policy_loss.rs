@@ -90,7 +90,8 @@ mod tests {
     #[test]
     fn kl_gradient_is_the_reverse_kl_gradient() {
         let theta_values = [0.3f64, -1.2, 0.8, 0.0, -0.4];
-        let ref_logp = Tensor::from_slice(&[-1.0f64, -2.5, -0.9, -1.7, -3.0]).log_softmax(0, Kind::Double);
+        let ref_logp =
+            Tensor::from_slice(&[-1.0f64, -2.5, -0.9, -1.7, -3.0]).log_softmax(0, Kind::Double);
         let theta = Tensor::from_slice(&theta_values).set_requires_grad(true);
         let opts = PolicyLossOptions {
             epsilon_low: 0.2,

@@ -406,16 +406,28 @@ mod tests {
                 .unwrap()
                 .sliding_windows
         };
-        assert_eq!(windows(r#""model_type":"mistral","sliding_window":5"#), vec![Some(5); 3]);
-        assert_eq!(windows(r#""model_type":"mistral","sliding_window":null"#), vec![None; 3]);
-        assert_eq!(windows(r#""model_type":"qwen2","sliding_window":5"#), vec![None; 3]);
+        assert_eq!(
+            windows(r#""model_type":"mistral","sliding_window":5"#),
+            vec![Some(5); 3]
+        );
+        assert_eq!(
+            windows(r#""model_type":"mistral","sliding_window":null"#),
+            vec![None; 3]
+        );
+        assert_eq!(
+            windows(r#""model_type":"qwen2","sliding_window":5"#),
+            vec![None; 3]
+        );
         let qwen = r#""model_type":"qwen2","use_sliding_window":true,"sliding_window":5,"max_window_layers":1"#;
         assert_eq!(windows(qwen), vec![None, Some(5), Some(5)]);
         let typed = format!(
             r#"{qwen},"layer_types":["sliding_attention","full_attention","full_attention"]"#
         );
         assert_eq!(windows(&typed), vec![Some(5), None, None]);
-        assert_eq!(windows(r#""model_type":"llama","sliding_window":5"#), vec![None; 3]);
+        assert_eq!(
+            windows(r#""model_type":"llama","sliding_window":5"#),
+            vec![None; 3]
+        );
         let err = ModelConfig::from_json(&format!(
             r#"{{{base},"model_type":"llama","rope_scaling":{{"type":"su"}}}}"#
         ))

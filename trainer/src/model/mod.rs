@@ -408,7 +408,10 @@ impl Transformer {
             let near = all_positions
                 .view([-1, 1, s])
                 .gt_tensor(&(positions.unsqueeze(-1) - window));
-            visible.logical_and(&near).logical_or(&diagonal).unsqueeze(1)
+            visible
+                .logical_and(&near)
+                .logical_or(&diagonal)
+                .unsqueeze(1)
         });
         let (cos, sin) = self.rope.cos_sin(&positions, self.kind);
         let context = LayerContext {

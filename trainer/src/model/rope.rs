@@ -141,8 +141,8 @@ impl RopeConfig {
             RopeScaling::Dynamic { factor } => {
                 let seq_len = seq_len.max(self.max_positions);
                 let d = self.head_dim as f64;
-                let grown = (factor * seq_len / self.max_positions - (factor - 1.0))
-                    .powf(d / (d - 2.0));
+                let grown =
+                    (factor * seq_len / self.max_positions - (factor - 1.0)).powf(d / (d - 2.0));
                 (self.base_inv_freq(self.theta * grown), 1.0)
             }
             RopeScaling::Llama3 {
@@ -198,8 +198,9 @@ impl RopeConfig {
             unreachable!("yarn_inv_freq is called for yarn only")
         };
         let d = self.head_dim as f64;
-        let correction =
-            |rotations: f64| d * (original_max / (rotations * 2.0 * PI)).ln() / (2.0 * self.theta.ln());
+        let correction = |rotations: f64| {
+            d * (original_max / (rotations * 2.0 * PI)).ln() / (2.0 * self.theta.ln())
+        };
         let (mut low, mut high) = (correction(*beta_fast), correction(*beta_slow));
         if *truncate {
             (low, high) = (low.floor(), high.ceil());
@@ -367,8 +368,10 @@ mod tests {
     /// the factor.
     #[test]
     fn llama3_keeps_high_and_divides_low_frequencies() {
-        let r = rope(json!({"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
-                            "high_freq_factor": 4.0, "original_max_position_embeddings": 32}));
+        let r = rope(
+            json!({"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+                            "high_freq_factor": 4.0, "original_max_position_embeddings": 32}),
+        );
         let (base, _) = rope(json!(null)).inv_freq(0.0);
         let (got, scale) = r.inv_freq(0.0);
         assert_eq!(scale, 1.0);

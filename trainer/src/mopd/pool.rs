@@ -200,7 +200,10 @@ mod tests {
         let first = score(&mut room_for_one, "a");
         assert_eq!(room_for_one.resident(), 1);
         let again = score(&mut room_for_one, "a");
-        assert_eq!(f64::try_from((first - again).abs().max()).expect("scalar"), 0.0);
+        assert_eq!(
+            f64::try_from((first - again).abs().max()).expect("scalar"),
+            0.0
+        );
         score(&mut room_for_one, "b");
         assert_eq!(room_for_one.resident(), 1);
         assert!(room_for_one.loaded.contains_key(copy.path()));

@@ -9,13 +9,13 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use tch::{Device, Kind, Tensor};
+use tch::{Kind, Tensor};
 
 use super::loss::{mopd_advantage, mopd_loss, truncated_weights, WeightGate};
 use super::tempered::tempered;
 use crate::logprobs::{
-    backward_by_chunks, batch_lengths, bucketed_micro_batches, MicroBatching,
-    OwnedSequenceBatch, PassMemory, PromptPass, SequenceBatch,
+    backward_by_chunks, batch_lengths, bucketed_micro_batches, MicroBatching, OwnedSequenceBatch,
+    PassMemory, PromptPass, SequenceBatch,
 };
 use crate::model::{ModelError, Transformer};
 use crate::optim::AdamW;
@@ -322,10 +322,11 @@ fn summarise(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
     use crate::toy::addition::Problem;
     use crate::toy::bench::ToyTask;
     use cascade_verifiers::seeded::SplitMix64;
+    use std::path::PathBuf;
+    use tch::Device;
 
     /// A teacher identical to the student, sampled at temperature 0.4: every advantage is 0,
     /// and every importance weight is exactly 1 (read untempered, their mean is 0.85).

@@ -175,12 +175,11 @@ pub fn load_env_data(
 /// A row's function tools, for the chat template: NeMo Gym's
 /// `responses_create_params.tools`, else a top-level `tools` list (BFCL-style rows).
 fn row_tools(row: &Sample) -> Option<&[Value]> {
-    let listed = |v: Option<&Value>| v.and_then(Value::as_array).map(Vec::as_slice);
-    listed(
-        row.get("responses_create_params")
-            .and_then(|p| p.get("tools")),
-    )
-    .or_else(|| listed(row.get("tools")))
+    row.get("responses_create_params")
+        .and_then(|p| p.get("tools"))
+        .and_then(Value::as_array)
+        .or_else(|| row.get("tools").and_then(Value::as_array))
+        .map(Vec::as_slice)
 }
 
 /// Every eval set's data (in [`Recipe::eval_sets`] order), and each running stage's

@@ -118,11 +118,13 @@ pub fn tiny_variants() -> &'static Path {
 /// The converted SmolLM2-135M-Instruct folder that scripts/setup makes
 /// (`$CASCADE_SMOLLM2`, else `$CASCADE_CACHE/models/smollm2-135m-instruct`).
 pub fn smollm2_dir() -> PathBuf {
-    let dir = std::env::var("CASCADE_SMOLLM2").map(PathBuf::from).unwrap_or_else(|_| {
-        let home = std::env::var("HOME").unwrap_or_default();
-        let cache = std::env::var("CASCADE_CACHE").unwrap_or(format!("{home}/.cache/cascade"));
-        PathBuf::from(cache).join("models/smollm2-135m-instruct")
-    });
+    let dir = std::env::var("CASCADE_SMOLLM2")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| {
+            let home = std::env::var("HOME").unwrap_or_default();
+            let cache = std::env::var("CASCADE_CACHE").unwrap_or(format!("{home}/.cache/cascade"));
+            PathBuf::from(cache).join("models/smollm2-135m-instruct")
+        });
     assert!(
         dir.join(".complete").is_file(),
         "{} is not a converted SmolLM2 folder: run scripts/setup (scripts/setup.d/smollm2.sh)",
