@@ -20,6 +20,7 @@ pub mod model;
 pub mod mopd;
 pub mod numerics;
 pub mod optim;
+pub mod pyjson;
 pub mod recipe;
 pub mod reward_model;
 pub mod runner;

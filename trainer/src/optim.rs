@@ -66,6 +66,10 @@ pub struct AdamWConfig {
     pub beta2: f64,
     pub eps: f64,
     pub weight_decay: f64,
+    /// Whether `weight_decay` also shrinks norm weights and biases. Off by default,
+    /// as transformers' trainers (and TRL's, NeMo-RL's) group them without decay:
+    /// pulling a norm's gain towards 0 is not a regulariser, it rescales the layer.
+    pub decay_norms_and_biases: bool,
 }
 
 impl Default for AdamWConfig {
@@ -75,6 +79,7 @@ impl Default for AdamWConfig {
             beta2: 0.999,
             eps: 1e-8,
             weight_decay: 0.0,
+            decay_norms_and_biases: false,
         }
     }
 }
@@ -83,6 +88,8 @@ impl Default for AdamWConfig {
 pub struct AdamW {
     config: AdamWConfig,
     params: Vec<(String, Tensor)>,
+    /// Per parameter, whether weight decay applies to it.
+    decays: Vec<bool>,
     exp_avg: Vec<Tensor>,
     exp_avg_sq: Vec<Tensor>,
     step: i64,
@@ -95,7 +102,12 @@ impl AdamW {
             .map(|(n, t)| (n.clone(), t.shallow_clone()))
             .collect();
         let zeros = |t: &Tensor| Tensor::zeros_like(t).to_kind(Kind::Float);
+        let decays = params
+            .iter()
+            .map(|(name, _)| config.decay_norms_and_biases || !is_norm_or_bias(name))
+            .collect();
         Self {
+            decays,
             exp_avg: params.iter().map(|(_, t)| zeros(t)).collect(),
             exp_avg_sq: params.iter().map(|(_, t)| zeros(t)).collect(),
             params,
@@ -162,7 +174,7 @@ impl AdamW {
                 let _ = v
                     .g_mul_scalar_(c.beta2)
                     .g_add_(&(g.square() * (1.0 - c.beta2)));
-                if c.weight_decay > 0.0 {
+                if c.weight_decay > 0.0 && self.decays[i] {
                     let _ = p.g_mul_scalar_(1.0 - lr * c.weight_decay);
                 }
                 let denom = (v.sqrt() / bias2.sqrt()) + c.eps;
@@ -178,9 +190,64 @@ impl AdamW {
     }
 }
 
+/// A norm's gain or a bias, by checkpoint name (`…layernorm.weight`,
+/// `…q_norm.weight`, `model.norm.weight`, `…proj.bias`).
+fn is_norm_or_bias(name: &str) -> bool {
+    name.ends_with(".bias") || name.ends_with("norm.weight")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Decay shrinks matrices only, unless norms and biases are asked for too.
+    #[test]
+    fn weight_decay_skips_norms_and_biases_by_default() {
+        let names = [
+            "model.layers.0.mlp.up_proj.weight",
+            "model.layers.0.input_layernorm.weight",
+            "model.layers.0.self_attn.q_proj.bias",
+            "model.layers.0.self_attn.k_norm.weight",
+            "model.norm.weight",
+            "model.embed_tokens.weight",
+        ];
+        let run = |decay_norms_and_biases: bool| -> Vec<f32> {
+            let params: BTreeMap<String, Tensor> = names
+                .iter()
+                .map(|n| {
+                    (
+                        n.to_string(),
+                        Tensor::ones([1], (Kind::Float, tch::Device::Cpu)).set_requires_grad(true),
+                    )
+                })
+                .collect();
+            let config = AdamWConfig {
+                weight_decay: 0.5,
+                decay_norms_and_biases,
+                ..Default::default()
+            };
+            let mut opt = AdamW::new(&params, config);
+            // A zero gradient: only decay moves a parameter.
+            let loss = params.values().map(|p| p * 0.0).fold(
+                Tensor::zeros([1], (Kind::Float, tch::Device::Cpu)),
+                |a, b| a + b,
+            );
+            loss.sum(Kind::Float).backward();
+            opt.step(0.1);
+            names
+                .iter()
+                .map(|n| f32::try_from(&params[*n].detach()).expect("scalar"))
+                .collect()
+        };
+        let close = |got: Vec<f32>, want: &[f32]| {
+            assert!(
+                got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-6),
+                "{got:?}"
+            );
+        };
+        close(run(false), &[0.95, 1.0, 1.0, 1.0, 1.0, 0.95]);
+        close(run(true), &[0.95; 6]);
+    }
 
     #[test]
     fn schedules() {

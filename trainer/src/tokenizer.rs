@@ -29,7 +29,9 @@ pub struct TextTokenizer {
     template: Option<String>,
     bos_token: String,
     eos_token: String,
-    /// Ids that end a response: the eos token and any extra the caller adds.
+    /// Ids that end a response, as transformers' `generate` resolves them (see
+    /// [`stop_ids`]), the tokenizer's eos first when it is one of them (what the
+    /// template writes at the end of a turn); callers may add more.
     pub stop_ids: Vec<i64>,
     /// The id used for padding (pad token, else eos, else 0).
     pub pad_id: i64,
@@ -81,7 +83,7 @@ impl TextTokenizer {
         let eos_id = id(&eos_token);
         let pad_id = pad_token.as_deref().and_then(id).or(eos_id).unwrap_or(0);
         Ok(Self {
-            stop_ids: eos_id.into_iter().collect(),
+            stop_ids: stop_ids(dir, eos_id)?,
             pad_id,
             bos_token,
             eos_token,
@@ -135,11 +137,25 @@ impl TextTokenizer {
         messages: &[ChatMessage],
         enable_thinking: Option<bool>,
     ) -> Result<String, TokenizerError> {
+        self.render_prompt(messages, None, enable_thinking)
+    }
+
+    /// [`Self::render_chat`] with the row's function `tools` passed to the template
+    /// as transformers' `apply_chat_template(tools=…)` does: in the chat-completions
+    /// form `{"type": "function", "function": {…}}` (see [`chat_tools`]); templates
+    /// that know tools (Qwen2.5, Qwen3, Llama 3.1) write their own tool section.
+    pub fn render_prompt(
+        &self,
+        messages: &[ChatMessage],
+        tools: Option<&[Value]>,
+        enable_thinking: Option<bool>,
+    ) -> Result<String, TokenizerError> {
         let Some(template) = &self.template else {
             let contents: Vec<&str> = messages.iter().map(|m| m.content.as_str()).collect();
             return Ok(contents.join("\n"));
         };
-        self.render(template, messages, enable_thinking)
+        let tools = tools.filter(|t| !t.is_empty()).map(chat_tools);
+        self.render(template, messages, tools, enable_thinking)
     }
 
     /// The text that follows a model turn when `results` (tool messages) answer it,
@@ -163,7 +179,7 @@ impl TextTokenizer {
         const MARKER: &str = "\u{1}cascade-turn\u{1}";
         let mut messages = vec![ChatMessage::user("."), ChatMessage::assistant(MARKER)];
         messages.extend(results.iter().cloned());
-        let text = self.render(template, &messages, enable_thinking)?;
+        let text = self.render(template, &messages, None, enable_thinking)?;
         let Some(at) = text.rfind(MARKER) else {
             return Err(TokenizerError::Template {
                 path: self.dir.clone(),
@@ -182,12 +198,14 @@ impl TextTokenizer {
         &self,
         template: &str,
         messages: &[ChatMessage],
+        tools: Option<Vec<Value>>,
         enable_thinking: Option<bool>,
     ) -> Result<String, TokenizerError> {
         let mut env = Environment::new();
         env.set_trim_blocks(true);
         env.set_lstrip_blocks(true);
         env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
+        env.add_filter("tojson", py_tojson);
         env.add_function(
             "raise_exception",
             |msg: String| -> Result<String, minijinja::Error> {
@@ -203,19 +221,86 @@ impl TextTokenizer {
         };
         env.add_template("chat", template).map_err(err)?;
         let tmpl = env.get_template("chat").map_err(err)?;
+        // As transformers: `tools` is always passed (none without tools), while an
+        // unset `enable_thinking` stays undefined, so `is defined` sees the default.
+        let base = context! {
+            messages => messages, tools => tools, add_generation_prompt => true,
+            bos_token => &self.bos_token, eos_token => &self.eos_token,
+        };
         let ctx = match enable_thinking {
-            Some(flag) => context! {
-                messages => messages, add_generation_prompt => true,
-                bos_token => &self.bos_token, eos_token => &self.eos_token,
-                enable_thinking => flag,
-            },
-            None => context! {
-                messages => messages, add_generation_prompt => true,
-                bos_token => &self.bos_token, eos_token => &self.eos_token,
-            },
+            Some(flag) => context! { enable_thinking => flag, ..base },
+            None => base,
         };
         tmpl.render(ctx).map_err(err)
     }
+}
+
+/// Function tools in the chat-completions form chat templates read
+/// (`{"type": "function", "function": {"name", "description", "parameters"}}`): a
+/// Responses-API tool (NeMo Gym rows: `{"type": "function", "name", …}`) is wrapped,
+/// one already in that form is kept.
+pub fn chat_tools(tools: &[Value]) -> Vec<Value> {
+    tools
+        .iter()
+        .map(|tool| match tool {
+            Value::Object(map) if !map.contains_key("function") && map.contains_key("name") => {
+                let mut function = map.clone();
+                function.remove("type");
+                serde_json::json!({"type": "function", "function": function})
+            }
+            other => other.clone(),
+        })
+        .collect()
+}
+
+/// transformers' template `tojson`: `json.dumps(x, ensure_ascii=False, indent=…)`.
+fn py_tojson(
+    value: minijinja::Value,
+    kwargs: minijinja::value::Kwargs,
+) -> Result<minijinja::Value, minijinja::Error> {
+    let indent: Option<usize> = kwargs.get("indent")?;
+    kwargs.assert_all_used()?;
+    let json = serde_json::to_value(&value).map_err(|e| {
+        minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, e.to_string())
+    })?;
+    Ok(minijinja::Value::from_safe_string(crate::pyjson::dumps(
+        &json, indent,
+    )))
+}
+
+/// The end-of-sequence ids of a checkpoint, in transformers' order of precedence:
+/// `generation_config.json`'s `eos_token_id`, else `config.json`'s, else the
+/// tokenizer's eos token; each may be one id or a list. The tokenizer's eos is moved
+/// first when the list holds it, since callers that need one end token take the first.
+fn stop_ids(dir: &Path, tokenizer_eos: Option<i64>) -> Result<Vec<i64>, TokenizerError> {
+    let mut ids = Vec::new();
+    for file in ["generation_config.json", "config.json"] {
+        let path = dir.join(file);
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let value: Value = serde_json::from_str(&text).map_err(|e| TokenizerError::Read {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        ids = match value.get("eos_token_id") {
+            Some(Value::Array(items)) => items.iter().filter_map(Value::as_i64).collect(),
+            Some(v) => v.as_i64().into_iter().collect(),
+            None => Vec::new(),
+        };
+        if !ids.is_empty() {
+            break;
+        }
+    }
+    if ids.is_empty() {
+        ids.extend(tokenizer_eos);
+    }
+    if let Some(at) = tokenizer_eos.and_then(|eos| ids.iter().position(|&id| id == eos)) {
+        let eos = ids.remove(at);
+        ids.insert(0, eos);
+    }
+    ids.dedup();
+    Ok(ids)
 }
 
 fn truncate(text: &str) -> String {
@@ -225,6 +310,65 @@ fn truncate(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A copy of the tiny ChatML tokenizer with `files` (name, text) written beside it.
+    fn tiny_with(files: &[(&str, &str)]) -> (tempfile::TempDir, TextTokenizer) {
+        let src = crate::toy::assets_dir().with_file_name("tiny-chatml");
+        let dir = tempfile::tempdir().expect("temp dir");
+        for name in ["tokenizer.json", "tokenizer_config.json"] {
+            std::fs::copy(src.join(name), dir.path().join(name)).expect("copy");
+        }
+        for (name, text) in files {
+            std::fs::write(dir.path().join(name), text).expect("write");
+        }
+        let tok = TextTokenizer::load(dir.path()).expect("load");
+        (dir, tok)
+    }
+
+    /// generation_config.json wins over config.json, which wins over the tokenizer;
+    /// lists are kept whole, the tokenizer's eos first when listed.
+    #[test]
+    fn stop_ids_follow_transformers_precedence() {
+        let (_d, plain) = tiny_with(&[]);
+        let eos = plain.stop_ids[0];
+        assert_eq!(plain.stop_ids.len(), 1);
+        let (_d, tok) = tiny_with(&[("config.json", r#"{"eos_token_id": [7, 9]}"#)]);
+        assert_eq!(tok.stop_ids, vec![7, 9]);
+        let generation = format!(r#"{{"eos_token_id": [5, {eos}]}}"#);
+        let both = [
+            ("config.json", r#"{"eos_token_id": 7}"#),
+            ("generation_config.json", generation.as_str()),
+        ];
+        let (_d, tok) = tiny_with(&both);
+        assert_eq!(tok.stop_ids, vec![eos, 5]);
+        let (_d, tok) = tiny_with(&[("generation_config.json", r#"{"do_sample": true}"#)]);
+        assert_eq!(tok.stop_ids, vec![eos]);
+    }
+
+    /// A tool-aware template gets the row's tools in the chat-completions form and
+    /// dumps them as Python's json.dumps does; without tools it sees `none`.
+    #[test]
+    fn tools_reach_the_template_like_transformers() {
+        let template = "{% if tools %}{% for t in tools %}{{ t | tojson }}\n{% endfor %}{% else %}none{% endif %}|{{ tools | tojson(indent=1) }}";
+        let (_d, tok) = tiny_with(&[("chat_template.jinja", template)]);
+        let gym = serde_json::json!({"type": "function", "name": "add", "description": "Adds <a>",
+            "parameters": {"type": "object", "properties": {"a": {"type": "number"}}}});
+        let out = tok
+            .render_prompt(
+                &[ChatMessage::user("q")],
+                Some(std::slice::from_ref(&gym)),
+                None,
+            )
+            .unwrap();
+        assert_eq!(
+            out,
+            "{\"function\": {\"description\": \"Adds <a>\", \"name\": \"add\", \"parameters\": {\"properties\": {\"a\": {\"type\": \"number\"}}, \"type\": \"object\"}}, \"type\": \"function\"}\n|[\n {\n  \"function\": {\n   \"description\": \"Adds <a>\",\n   \"name\": \"add\",\n   \"parameters\": {\n    \"properties\": {\n     \"a\": {\n      \"type\": \"number\"\n     }\n    },\n    \"type\": \"object\"\n   }\n  },\n  \"type\": \"function\"\n }\n]"
+        );
+        let none = tok
+            .render_prompt(&[ChatMessage::user("q")], None, None)
+            .unwrap();
+        assert_eq!(none, "none|null");
+    }
 
     /// Tool results follow a model turn as the template renders a conversation: in
     /// one user turn of `<tool_response>` blocks, then the next assistant opener; the

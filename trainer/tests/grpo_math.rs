@@ -198,11 +198,11 @@ fn one_token_responses_need_no_response_pass() {
 
 /// An extreme reference (|δ| far past exp's f32 range, on a real and on a masked
 /// token) keeps the k3 KL term, the loss and its gradient finite: δ is clamped to
-/// ±20 before `exp`, as NeMo-RL does.
+/// ±20 before `exp`, and the value to ±10, as NeMo-RL does.
 #[test]
 fn kl_against_an_extreme_reference_stays_finite() {
     common::pin();
-    use cascade_trainer::grpo::policy_loss::KL_DELTA_CLAMP;
+    use cascade_trainer::grpo::policy_loss::KL_VALUE_CLAMP;
 
     let logp = Tensor::from_slice(&[-1.0f32, -2.0, -0.5, -3.0])
         .view([2, 2])
@@ -214,15 +214,19 @@ fn kl_against_an_extreme_reference_stays_finite() {
     let loss = policy_loss(&logp, None, Some(&reference), &adv, &mask, &opts(3.0, 0.1));
     let v = f64::try_from(&loss).expect("scalar");
     assert!(v.is_finite(), "loss {v}");
-    // k3 at the clamp bounds: (e^20 − 21) + (e^−20 + 19), the third token's δ is 0.
-    let c = KL_DELTA_CLAMP;
-    let want = 0.1 * ((c.exp() - c - 1.0) + ((-c).exp() + c - 1.0)) / 3.0;
+    // Both extreme tokens' k3 (e^20 − 21 and e^−20 + 19) clamp to 10; the third's δ is 0.
+    let c = KL_VALUE_CLAMP;
+    let want = 0.1 * (c + c) / 3.0;
     assert!((v - want).abs() / want < 1e-5, "{v} vs {want}");
     loss.backward();
     let g = values(&logp.grad());
     assert!(g.iter().all(|x| x.is_finite()), "{g:?}");
-    // Clamped positions pass no gradient; the masked one passes none either.
-    assert_eq!(g, vec![0.0, 0.0, 0.0, 0.0]);
+    // Clamped positions pass only the reverse-KL score term KL·∇log π (β·10/N each);
+    // the δ = 0 token and the masked one pass none.
+    let score = 0.1 * c / 3.0;
+    for (got, want) in g.iter().zip([score, score, 0.0, 0.0]) {
+        assert!((got - want).abs() < 1e-6, "{g:?}");
+    }
 }
 
 /// GRPO trains on the distribution it sampled from: at T = 0.7 and T = 2.0 with top-p

@@ -194,6 +194,25 @@ fn bad_values_name_their_key() {
     );
 }
 
+/// Greedy sampling is refused for both sampling algorithms, naming the stage's key.
+#[test]
+fn temperature_zero_is_refused_for_grpo_and_mopd() {
+    let greedy_grpo = GOOD.replacen(
+        "group_size = 4\nmax_new_tokens = 4",
+        "group_size = 4\nmax_new_tokens = 4\ntemperature = 0.0",
+        1,
+    );
+    assert_ne!(greedy_grpo, GOOD, "the replacement applied");
+    fails_with(&greedy_grpo, "`stage[0].temperature`: must be > 0");
+    let greedy_mopd = GOOD.replacen(
+        "group_size = 2\nmax_new_tokens = 4",
+        "group_size = 2\nmax_new_tokens = 4\ntemperature = 0",
+        1,
+    );
+    assert_ne!(greedy_mopd, GOOD, "the replacement applied");
+    fails_with(&greedy_mopd, "`stage[1].temperature`: must be > 0");
+}
+
 #[test]
 fn missing_files_and_unknown_envs_are_named() {
     fails_with(

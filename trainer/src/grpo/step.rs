@@ -513,9 +513,9 @@ pub fn grpo_update(
 /// The mean k3 KL estimate `exp(δ) − δ − 1`, `δ = log π_ref − log π` (clamped as in
 /// the loss), over the `mask`ed tokens; 0 when none are.
 fn k3_kl_mean(ref_logp: &Tensor, logp: &Tensor, mask: &Tensor) -> f64 {
-    let clamp = crate::grpo::policy_loss::KL_DELTA_CLAMP;
-    let delta = (ref_logp - logp).clamp(-clamp, clamp);
-    let k3 = delta.exp() - &delta - 1.0;
+    use crate::grpo::policy_loss::{KL_DELTA_CLAMP, KL_VALUE_CLAMP};
+    let delta = (ref_logp - logp).clamp(-KL_DELTA_CLAMP, KL_DELTA_CLAMP);
+    let k3 = (delta.exp() - &delta - 1.0).clamp(-KL_VALUE_CLAMP, KL_VALUE_CLAMP);
     let mask = mask.to_kind(Kind::Bool);
     let kept = k3.where_self(&mask, &k3.zeros_like()).sum(Kind::Double);
     let count = mask.sum(Kind::Double).clamp_min(1.0);

@@ -6,6 +6,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::rope::RopeConfig;
 use super::ModelError;
 
 /// The architecture family: decides the tensor names and which optional parts exist.
@@ -41,7 +42,11 @@ pub struct ModelConfig {
     pub num_kv_heads: i64,
     pub head_dim: i64,
     pub rms_norm_eps: f64,
-    pub rope_theta: f64,
+    /// Rotary embeddings: θ and the `rope_type` with its parameters.
+    pub rope: RopeConfig,
+    /// Per layer, the sliding-window width its attention is limited to (`None`:
+    /// full causal attention), resolved as transformers does for the family.
+    pub sliding_windows: Vec<Option<i64>>,
     pub tie_word_embeddings: bool,
     /// Whether q/k/v projections have biases (always for Qwen2, `attention_bias` else).
     pub qkv_bias: bool,
@@ -71,9 +76,6 @@ struct RawConfig {
     num_key_value_heads: Option<i64>,
     head_dim: Option<i64>,
     rms_norm_eps: Option<f64>,
-    rope_theta: Option<f64>,
-    rope_parameters: Option<RopeParameters>,
-    rope_scaling: Option<Value>,
     tie_word_embeddings: Option<bool>,
     attention_bias: Option<bool>,
     torch_dtype: Option<String>,
@@ -83,12 +85,8 @@ struct RawConfig {
     num_labels: Option<i64>,
     id2label: Option<serde_json::Map<String, Value>>,
     use_sliding_window: Option<bool>,
-}
-
-#[derive(Deserialize)]
-struct RopeParameters {
-    rope_theta: Option<f64>,
-    rope_type: Option<String>,
+    max_window_layers: Option<i64>,
+    layer_types: Option<Vec<String>>,
 }
 
 impl ModelConfig {
@@ -150,12 +148,9 @@ impl ModelConfig {
                 "`head_dim` ({head_dim}) must be positive and even"
             )));
         }
-        check_supported(&c)?;
-        // transformers 5 moved `rope_theta` under `rope_parameters`.
-        let rope_theta = c
-            .rope_theta
-            .or_else(|| c.rope_parameters.as_ref().and_then(|p| p.rope_theta))
-            .unwrap_or(10_000.0);
+        let rope = RopeConfig::from_config(&raw, head_dim).map_err(bad)?;
+        let num_layers = need(c.num_hidden_layers, "num_hidden_layers")?;
+        let sliding_windows = sliding_windows(&c, &raw, &model_type, num_layers)?;
         let head = head_of(&c)?;
         let eos_token_ids = match &c.eos_token_id {
             Some(Value::Number(n)) => n.as_i64().into_iter().collect(),
@@ -167,12 +162,13 @@ impl ModelConfig {
             vocab_size: need(c.vocab_size, "vocab_size")?,
             hidden_size,
             intermediate_size: need(c.intermediate_size, "intermediate_size")?,
-            num_layers: need(c.num_hidden_layers, "num_hidden_layers")?,
+            num_layers,
             num_heads,
             num_kv_heads,
             head_dim,
             rms_norm_eps: c.rms_norm_eps.unwrap_or(1e-6),
-            rope_theta,
+            rope,
+            sliding_windows,
             tie_word_embeddings: c.tie_word_embeddings.unwrap_or(false),
             qkv_bias: family == Family::Qwen2 || c.attention_bias.unwrap_or(false),
             qk_norm: family == Family::Qwen3,
@@ -289,35 +285,49 @@ fn config_error(message: String) -> ModelError {
     }
 }
 
-/// Refuses the RoPE variants and attention features the model does not implement;
-/// the message names the key.
-fn check_supported(c: &RawConfig) -> Result<(), ModelError> {
-    let bad = |m: String| Err(config_error(m));
-    if let Some(scaling) = c.rope_scaling.as_ref().filter(|v| !v.is_null()) {
-        let kind = scaling
-            .get("rope_type")
-            .or_else(|| scaling.get("type"))
-            .and_then(Value::as_str)
-            .unwrap_or("default");
-        if kind != "default" {
-            return bad(format!("`rope_scaling` of type `{kind}` is not supported"));
+/// Each layer's attention window, as transformers resolves it: Mistral slides every
+/// layer when `sliding_window` is set; Qwen2/Qwen3 slide only with
+/// `use_sliding_window`, on the layers `layer_types` names `sliding_attention` (else
+/// those from `max_window_layers` on). Llama never slides.
+fn sliding_windows(
+    c: &RawConfig,
+    raw: &Value,
+    model_type: &str,
+    num_layers: i64,
+) -> Result<Vec<Option<i64>>, ModelError> {
+    let n = num_layers as usize;
+    // An absent key takes transformers' default (4096); an explicit null is none.
+    let window = match raw.get("sliding_window").map_or(Some(4096), Value::as_i64) {
+        Some(w) if w <= 0 => {
+            return Err(config_error(format!(
+                "`sliding_window` ({w}) must be positive"
+            )))
         }
-    }
-    if let Some(kind) = c
-        .rope_parameters
-        .as_ref()
-        .and_then(|p| p.rope_type.as_deref())
-    {
-        if kind != "default" {
-            return bad(format!(
-                "`rope_parameters.rope_type` `{kind}` is not supported"
-            ));
-        }
-    }
-    if c.use_sliding_window == Some(true) {
-        return bad("`use_sliding_window: true` is not supported".into());
-    }
-    Ok(())
+        w => w,
+    };
+    let windows = match model_type {
+        "mistral" => vec![window; n],
+        "qwen2" | "qwen3" if c.use_sliding_window == Some(true) => match &c.layer_types {
+            Some(types) if types.len() != n => {
+                return Err(config_error(format!(
+                    "`layer_types` has {} entries for {n} layers",
+                    types.len()
+                )))
+            }
+            Some(types) => types
+                .iter()
+                .map(|t| window.filter(|_| t == "sliding_attention"))
+                .collect(),
+            None => {
+                let first = c.max_window_layers.unwrap_or(28);
+                (0..num_layers)
+                    .map(|l| window.filter(|_| l >= first))
+                    .collect()
+            }
+        },
+        _ => vec![None; n],
+    };
+    Ok(windows)
 }
 
 /// A two-layer Qwen2 of hidden size 32, for unit tests that need a real model shape.
@@ -345,7 +355,7 @@ mod tests {
         let c = ModelConfig::from_json(QWEN2_OLD).unwrap();
         assert_eq!(c.family, Family::Qwen2);
         assert_eq!(c.head_dim, 32);
-        assert_eq!(c.rope_theta, 1e6);
+        assert_eq!(c.rope.theta, 1e6);
         assert!(c.qkv_bias && c.tie_word_embeddings && !c.qk_norm);
         assert_eq!(c.eos_token_ids, vec![2]);
         assert!(!c
@@ -362,7 +372,7 @@ mod tests {
             "eos_token_id":[1,2]}"#;
         let c = ModelConfig::from_json(text).unwrap();
         assert_eq!(
-            (c.family, c.rope_theta, c.head_dim),
+            (c.family, c.rope.theta, c.head_dim),
             (Family::Qwen3, 5000.0, 32)
         );
         assert_eq!(c.saved_dtype, "bfloat16");
@@ -384,5 +394,44 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.to_string().contains("num_key_value_heads"), "{err}");
+    }
+
+    /// Each family's sliding windows as transformers resolves them.
+    #[test]
+    fn sliding_windows_per_family() {
+        let base = r#""vocab_size":61,"hidden_size":32,"intermediate_size":64,"num_hidden_layers":3,
+            "num_attention_heads":4"#;
+        let windows = |extra: &str| {
+            ModelConfig::from_json(&format!("{{{base},{extra}}}"))
+                .unwrap()
+                .sliding_windows
+        };
+        assert_eq!(
+            windows(r#""model_type":"mistral","sliding_window":5"#),
+            vec![Some(5); 3]
+        );
+        assert_eq!(
+            windows(r#""model_type":"mistral","sliding_window":null"#),
+            vec![None; 3]
+        );
+        assert_eq!(
+            windows(r#""model_type":"qwen2","sliding_window":5"#),
+            vec![None; 3]
+        );
+        let qwen = r#""model_type":"qwen2","use_sliding_window":true,"sliding_window":5,"max_window_layers":1"#;
+        assert_eq!(windows(qwen), vec![None, Some(5), Some(5)]);
+        let typed = format!(
+            r#"{qwen},"layer_types":["sliding_attention","full_attention","full_attention"]"#
+        );
+        assert_eq!(windows(&typed), vec![Some(5), None, None]);
+        assert_eq!(
+            windows(r#""model_type":"llama","sliding_window":5"#),
+            vec![None; 3]
+        );
+        let err = ModelConfig::from_json(&format!(
+            r#"{{{base},"model_type":"llama","rope_scaling":{{"type":"su"}}}}"#
+        ))
+        .unwrap_err();
+        assert!(err.to_string().contains("`su`"), "{err}");
     }
 }

@@ -1,11 +1,10 @@
-//! The transformer's building blocks: RMSNorm, rotary embeddings, grouped-query
+//! The transformer's building blocks: RMSNorm, rotary application, grouped-query
 //! attention through libtorch's scaled-dot-product attention, and the SwiGLU MLP.
 //! Each block holds shallow handles onto the model's parameter tensors, so the
 //! optimizer's in-place updates are seen without copying.
 
 use tch::{Kind, Tensor};
 
-use super::config::ModelConfig;
 use super::kv_cache::LayerCache;
 
 /// RMSNorm computed in float32, then cast back, as transformers does.
@@ -21,31 +20,6 @@ impl RmsNorm {
         let var = xf.pow_tensor_scalar(2).mean_dim(-1, true, Kind::Float);
         let normed = (xf * (var + self.eps).rsqrt()).to_kind(kind);
         &self.weight * normed
-    }
-}
-
-/// The rotary-embedding inverse frequencies; cos/sin are built per call from the
-/// position ids, so left-padded rows get the positions their tokens really have.
-pub struct Rope {
-    inv_freq: Tensor,
-}
-
-impl Rope {
-    pub fn new(config: &ModelConfig, device: tch::Device) -> Self {
-        let d = config.head_dim;
-        let exponents = Tensor::arange_start_step(0, d, 2, (Kind::Float, device)) / d as f64;
-        let inv_freq = Tensor::from(config.rope_theta)
-            .to_device(device)
-            .pow(&exponents)
-            .reciprocal();
-        Self { inv_freq }
-    }
-
-    /// `(cos, sin)`, each `[B, 1, T, head_dim]`, for position ids `[B, T]`.
-    pub fn cos_sin(&self, positions: &Tensor, kind: Kind) -> (Tensor, Tensor) {
-        let freqs = positions.to_kind(Kind::Float).unsqueeze(-1) * self.inv_freq.view([1, 1, -1]);
-        let emb = Tensor::cat(&[&freqs, &freqs], -1).unsqueeze(1);
-        (emb.cos().to_kind(kind), emb.sin().to_kind(kind))
     }
 }
 
@@ -136,6 +110,8 @@ impl Mlp {
 }
 
 pub struct DecoderLayer {
+    /// Whether its attention is limited to a sliding window (the pass's window mask).
+    pub sliding: bool,
     pub input_norm: RmsNorm,
     pub attention: Attention,
     pub post_norm: RmsNorm,

@@ -1,5 +1,6 @@
 //! The policy network: a decoder-only transformer that reads and writes Hugging Face
-//! checkpoints of the Qwen2, Qwen2.5, Qwen3 and Llama families as they are on disk.
+//! checkpoints of the Qwen2, Qwen2.5, Qwen3, Llama (every `rope_type`) and Mistral
+//! families as they are on disk, sliding-window attention included.
 //!
 //! Parameters live in one name → tensor map with the checkpoint's own names; layers
 //! hold shallow handles onto those tensors, so loading, saving and the optimizer all
@@ -8,6 +9,7 @@
 pub mod config;
 pub mod kv_cache;
 pub mod layers;
+pub mod rope;
 pub mod weights;
 
 use std::collections::BTreeMap;
@@ -20,7 +22,8 @@ use crate::device::{with_autocast, Precision};
 
 pub use config::{Family, Head, ModelConfig};
 pub use kv_cache::{KvCache, LayerCache};
-use layers::{Attention, DecoderLayer, Mlp, RmsNorm, Rope};
+use layers::{Attention, DecoderLayer, Mlp, RmsNorm};
+use rope::Rope;
 
 /// Files copied next to the weights when saving, so the checkpoint is complete.
 pub const TOKENIZER_FILES: &[&str] = &[
@@ -63,17 +66,23 @@ pub enum ModelError {
     Torch { context: String, message: String },
 }
 
-/// The attention mask `[B, 1, T, S]` and rotary tables of one pass, shared by its
+/// The attention masks `[B, 1, T, S]` and rotary tables of one pass, shared by its
 /// layers.
 struct LayerContext {
     mask: Tensor,
+    /// The mask of sliding-window layers (`None` when the model has none).
+    sliding_mask: Option<Tensor>,
     cos: Tensor,
     sin: Tensor,
 }
 
 impl LayerContext {
     fn run(&self, layer: &DecoderLayer, h: &Tensor, cache: Option<&mut LayerCache>) -> Tensor {
-        layer.forward(h, &self.cos, &self.sin, &self.mask, cache)
+        let mask = match (&self.sliding_mask, layer.sliding) {
+            (Some(sliding), true) => sliding,
+            _ => &self.mask,
+        };
+        layer.forward(h, &self.cos, &self.sin, mask, cache)
     }
 }
 
@@ -213,6 +222,7 @@ impl Transformer {
                 Ok(opt(name, config.qk_norm)?.map(|weight| RmsNorm { weight, eps }))
             };
             layers.push(DecoderLayer {
+                sliding: config.sliding_windows[l as usize].is_some(),
                 input_norm: RmsNorm {
                     weight: get(&format!("{p}.input_layernorm.weight"))?,
                     eps,
@@ -251,7 +261,7 @@ impl Transformer {
             Head::CausalLm => get("lm_head.weight")?,
         };
         Ok(Self {
-            rope: Rope::new(&config, device),
+            rope: Rope::new(&config.rope, device),
             norm: RmsNorm {
                 weight: get("model.norm.weight")?,
                 eps,
@@ -294,6 +304,14 @@ impl Transformer {
     /// Parameters by checkpoint name (tied models have no `lm_head.weight`).
     pub fn parameters(&self) -> &BTreeMap<String, Tensor> {
         &self.params
+    }
+
+    /// Bytes the parameters occupy.
+    pub fn parameter_bytes(&self) -> u64 {
+        self.params
+            .values()
+            .map(|t| t.numel() as u64 * t.kind().elt_size_in_bytes() as u64)
+            .sum()
     }
 
     /// Turns gradient tracking on or off for every parameter.
@@ -373,21 +391,42 @@ impl Transformer {
         };
         let s = past + t;
         // Positions count real tokens only, so left padding does not shift them.
-        let positions = (full_valid.to_kind(Kind::Int64).cumsum(1, Kind::Int64) - 1)
-            .clamp_min(0)
-            .narrow(1, past, t);
+        let all_positions =
+            (full_valid.to_kind(Kind::Int64).cumsum(1, Kind::Int64) - 1).clamp_min(0);
+        let positions = all_positions.narrow(1, past, t);
         let key_idx = Tensor::arange(s, (Kind::Int64, self.device)).view([1, s]);
         let query_idx = (Tensor::arange(t, (Kind::Int64, self.device)) + past).view([t, 1]);
         let causal = key_idx.le_tensor(&query_idx);
         // A padded query sees only itself, so its softmax never divides by zero.
-        let diagonal = key_idx.eq_tensor(&query_idx);
-        let mask = causal
+        let diagonal = key_idx.eq_tensor(&query_idx).unsqueeze(0);
+        let visible = causal
             .unsqueeze(0)
-            .logical_and(&full_valid.view([-1, 1, s]))
-            .logical_or(&diagonal.unsqueeze(0))
-            .unsqueeze(1);
+            .logical_and(&full_valid.view([-1, 1, s]));
+        let mask = visible.logical_or(&diagonal).unsqueeze(1);
+        // transformers' sliding overlay `kv > q − window`, over token positions.
+        let sliding_mask = self.sliding_window().map(|window| {
+            let near = all_positions
+                .view([-1, 1, s])
+                .gt_tensor(&(positions.unsqueeze(-1) - window));
+            visible
+                .logical_and(&near)
+                .logical_or(&diagonal)
+                .unsqueeze(1)
+        });
         let (cos, sin) = self.rope.cos_sin(&positions, self.kind);
-        (LayerContext { mask, cos, sin }, full_valid)
+        let context = LayerContext {
+            mask,
+            sliding_mask,
+            cos,
+            sin,
+        };
+        (context, full_valid)
+    }
+
+    /// The sliding window of the layers that have one (one width per model in the
+    /// families supported).
+    fn sliding_window(&self) -> Option<i64> {
+        self.config.sliding_windows.iter().flatten().copied().next()
     }
 
     /// [`Transformer::forward_hidden`] without a cache, keeping only each layer's input

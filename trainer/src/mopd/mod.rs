@@ -4,16 +4,18 @@
 //! reward is needed.
 //!
 //! ## Memory model
-//! Only one model besides the student is ever resident during a step. Teachers are
-//! held as checkpoint paths; for each domain in the batch its teacher is loaded (or
-//! taken from the cache when `keep_teachers_loaded` is on and it fits), evaluated on
-//! that domain's rows in micro-batches under `no_grad`, and — when not kept — dropped
-//! before the next teacher loads. Peak memory is therefore the student (weights,
-//! gradients, AdamW moments) plus one teacher's weights plus one micro-batch's
-//! activations, whatever the number of teachers; keeping teachers loaded trades
-//! memory (one copy per distinct teacher) for not re-reading checkpoints each step.
+//! Teachers are held as checkpoint paths; for each domain in the batch its teacher is
+//! loaded (in the run's training precision) or taken from the pool, evaluated on
+//! that domain's rows in micro-batches under `no_grad`. With `keep_teachers_loaded`
+//! every teacher stays resident; otherwise the pool keeps, across steps, as many of
+//! the most recently used as fit `teacher_cache_mib` (default: a quarter of the
+//! available memory on the CPU, none on a GPU) and drops the rest after their pass.
+//! With a budget of 0, peak memory is the student (weights, gradients, AdamW
+//! moments) plus one teacher's weights plus one micro-batch's activations, whatever
+//! the number of teachers.
 
 pub mod loss;
+pub mod pool;
 pub mod step;
 pub mod teachers;
 pub mod tempered;

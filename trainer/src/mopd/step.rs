@@ -7,17 +7,15 @@
 //! [`super::tempered`]), so on-policy importance ratios are 1 at any temperature.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use tch::{Device, Kind, Tensor};
+use tch::{Kind, Tensor};
 
 use super::loss::{mopd_advantage, mopd_loss, truncated_weights, WeightGate};
-use super::tempered::{tempered, tempered_logprobs};
-use crate::device::Precision;
+use super::tempered::tempered;
 use crate::logprobs::{
-    backward_by_chunks, batch_lengths, bucketed_micro_batches, frozen_pass, MicroBatching,
-    OwnedSequenceBatch, PassMemory, PromptPass, SequenceBatch,
+    backward_by_chunks, batch_lengths, bucketed_micro_batches, MicroBatching, OwnedSequenceBatch,
+    PassMemory, PromptPass, SequenceBatch,
 };
 use crate::model::{ModelError, Transformer};
 use crate::optim::AdamW;
@@ -36,80 +34,7 @@ pub struct MopdConfig {
     pub memory: PassMemory,
 }
 
-/// The teachers of a stage: a checkpoint folder per domain, loaded on demand.
-pub struct TeacherPool {
-    by_domain: BTreeMap<String, PathBuf>,
-    loaded: BTreeMap<PathBuf, Transformer>,
-    keep_loaded: bool,
-    device: Device,
-    precision: Precision,
-}
-
-impl TeacherPool {
-    pub fn new(by_domain: BTreeMap<String, PathBuf>, keep_loaded: bool, device: Device) -> Self {
-        Self {
-            by_domain,
-            loaded: BTreeMap::new(),
-            keep_loaded,
-            device,
-            precision: Precision::default(),
-        }
-    }
-
-    /// Teachers loaded from now on compute at `precision`.
-    pub fn at_precision(mut self, precision: Precision) -> Self {
-        self.precision = precision;
-        self
-    }
-
-    /// Adds an already loaded model for `path` (it stays resident).
-    pub fn insert_loaded(&mut self, path: &Path, model: Transformer) {
-        self.loaded.insert(path.to_owned(), model);
-    }
-
-    /// Log-probabilities `[n, C]` of the sampled tokens of `rows` under `domain`'s
-    /// teacher, at the sampling `temperature`.
-    fn logprobs(
-        &mut self,
-        domain: &str,
-        batch: &SequenceBatch,
-        rows: &Tensor,
-        micro: MicroBatching,
-        temperature: f64,
-    ) -> Result<Tensor, ModelError> {
-        let path = self
-            .by_domain
-            .get(domain)
-            .cloned()
-            .ok_or_else(|| ModelError::Config {
-                path: domain.to_owned(),
-                message: "no teacher for this domain".into(),
-            })?;
-        let fresh;
-        let teacher = match self.loaded.get(&path) {
-            Some(t) => t,
-            None => {
-                let mut t = Transformer::load(&path, self.device, Kind::Float)?;
-                t.set_precision(self.precision);
-                if self.keep_loaded {
-                    self.loaded.entry(path.clone()).or_insert(t)
-                } else {
-                    fresh = t;
-                    &fresh
-                }
-            }
-        };
-        let sub = SequenceBatch {
-            prompt_ids: &batch.prompt_ids.index_select(0, rows),
-            prompt_valid: &batch.prompt_valid.index_select(0, rows),
-            completion_ids: &batch.completion_ids.index_select(0, rows),
-            completion_valid: &batch.completion_valid.index_select(0, rows),
-        };
-        Ok(frozen_pass(&sub, micro, teacher, |part| {
-            tempered_logprobs(teacher, part, temperature).0
-        }))
-    }
-}
+pub use super::pool::TeacherPool;
 
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct MopdStats {
@@ -400,6 +325,8 @@ mod tests {
     use crate::toy::addition::Problem;
     use crate::toy::bench::ToyTask;
     use cascade_verifiers::seeded::SplitMix64;
+    use std::path::PathBuf;
+    use tch::Device;
 
     /// A teacher identical to the student, sampled at temperature 0.4: every advantage is 0,
     /// and every importance weight is exactly 1 (read untempered, their mean is 0.85).

@@ -119,6 +119,10 @@ pub struct RunSettings {
     /// Keep every MOPD teacher resident instead of loading one at a time.
     #[serde(default)]
     pub keep_teachers_loaded: bool,
+    /// Without `keep_teachers_loaded`: MiB of MOPD teachers kept resident across
+    /// steps, least recently used dropped first (default: a quarter of available
+    /// memory on the CPU, 0 on a GPU; 0 reloads every teacher every step).
+    pub teacher_cache_mib: Option<u64>,
     /// libtorch intra-op threads (default: libtorch's choice). Tiny models on a
     /// busy CPU run far faster with 1: their ops are too small to split.
     pub threads: Option<i32>,

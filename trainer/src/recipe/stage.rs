@@ -57,6 +57,10 @@ pub struct StageCommon {
     pub max_grad_norm: f64,
     #[serde(default)]
     pub weight_decay: f64,
+    /// Whether `weight_decay` also applies to norm weights and biases (off, as in
+    /// transformers' trainers).
+    #[serde(default)]
+    pub decay_norms_and_biases: bool,
     #[serde(default, rename = "env")]
     pub envs: Vec<StageEnv>,
     /// This stage's own eval sets; they join the run's (see the module docs).

@@ -403,10 +403,16 @@ impl Rollout {
                 "set `micro_batch` (rows) or `micro_batch_tokens`, not both",
             ));
         }
-        if self.temperature.is_nan() || self.temperature < 0.0 {
+        // Greedy decoding gives a GRPO group identical responses (no advantage, no
+        // signal) and makes MOPD's student samples off-policy for the tempered
+        // distribution it is trained on; both need a positive temperature.
+        if !(self.temperature > 0.0 && self.temperature.is_finite()) {
             return Err(invalid(
                 key.of("temperature"),
-                format!("must be ≥ 0, got {}", self.temperature),
+                format!(
+                    "must be > 0 for GRPO and MOPD, which train on sampled responses; got {}",
+                    self.temperature
+                ),
             ));
         }
         if !(self.top_p > 0.0 && self.top_p <= 1.0) {

@@ -148,7 +148,7 @@ pub fn load_env_data(
             line,
             message: e.to_string(),
         })?;
-        let text = tokenizer.render_chat(&messages, enable_thinking)?;
+        let text = tokenizer.render_prompt(&messages, row_tools(row), enable_thinking)?;
         prompts.push(tokenizer.encode(&text)?);
     }
     Ok(EnvData {
@@ -161,6 +161,16 @@ pub fn load_env_data(
         targets: Vec::new(),
         enable_thinking,
     })
+}
+
+/// A row's function tools, for the chat template: NeMo Gym's
+/// `responses_create_params.tools`, else a top-level `tools` list (BFCL-style rows).
+fn row_tools(row: &Sample) -> Option<&[Value]> {
+    row.get("responses_create_params")
+        .and_then(|p| p.get("tools"))
+        .and_then(Value::as_array)
+        .or_else(|| row.get("tools").and_then(Value::as_array))
+        .map(Vec::as_slice)
 }
 
 /// Every eval set's data (in [`Recipe::eval_sets`] order), and each running stage's

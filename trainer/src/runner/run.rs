@@ -20,7 +20,7 @@ use super::stage::{run_steps, AlgorithmStep, StageContext};
 use super::{evaluate, plots, RunError};
 use crate::metrics::MetricsLog;
 use crate::model::{ModelConfig, Transformer};
-use crate::mopd::step::TeacherPool;
+use crate::mopd::pool::{default_cache_bytes, TeacherPool};
 use crate::recipe::{Init, Recipe, StageSpec};
 use crate::tokenizer::TextTokenizer;
 
@@ -259,10 +259,15 @@ impl Run<'_> {
                 let _ = writeln!(self.out, "   teachers: {teachers:?}");
                 let paths = chosen.into_iter().map(|(d, (_, p))| (d, p)).collect();
                 let keep = self.recipe.run.keep_teachers_loaded;
+                let cache_bytes = match self.recipe.run.teacher_cache_mib {
+                    Some(mib) => mib.saturating_mul(1 << 20),
+                    None => default_cache_bytes(self.device),
+                };
                 let step = MopdStep {
                     stage: m,
                     pool: TeacherPool::new(paths, keep, self.device)
-                        .at_precision(self.recipe.run.precision),
+                        .at_precision(self.recipe.run.precision)
+                        .with_cache_bytes(cache_bytes),
                     teacher_names: teachers.clone(),
                 };
                 Prepared {

@@ -137,6 +137,7 @@ fn stage_optimizer(stage: &StageCommon, policy: &Transformer) -> AdamW {
         policy.parameters(),
         AdamWConfig {
             weight_decay: stage.weight_decay,
+            decay_norms_and_biases: stage.decay_norms_and_biases,
             ..Default::default()
         },
     )

@@ -151,3 +151,43 @@ pub fn metrics(out: &Path) -> Vec<serde_json::Value> {
         .map(|l| serde_json::from_str(l).expect("json line"))
         .collect()
 }
+
+/// A folder with one tiny checkpoint per RoPE type and sliding-window family, and
+/// `variants.json` (`tiny_models.py variants`), made once per test binary.
+pub fn tiny_variants() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let out = Command::new(python())
+            .arg(fixture_script())
+            .arg("variants")
+            .arg(dir.path())
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {:?} (run scripts/setup): {e}", python()));
+        assert!(
+            out.status.success(),
+            "tiny_models.py variants failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        dir
+    })
+    .path()
+}
+
+/// The converted SmolLM2-135M-Instruct folder that scripts/setup makes
+/// (`$CASCADE_SMOLLM2`, else `$CASCADE_CACHE/models/smollm2-135m-instruct`).
+pub fn smollm2_dir() -> PathBuf {
+    let dir = std::env::var("CASCADE_SMOLLM2")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| {
+            let home = std::env::var("HOME").unwrap_or_default();
+            let cache = std::env::var("CASCADE_CACHE").unwrap_or(format!("{home}/.cache/cascade"));
+            PathBuf::from(cache).join("models/smollm2-135m-instruct")
+        });
+    assert!(
+        dir.join(".complete").is_file(),
+        "{} is not a converted SmolLM2 folder: run scripts/setup (scripts/setup.d/smollm2.sh)",
+        dir.display()
+    );
+    dir
+}
