@@ -587,7 +587,11 @@ fn last_line_expression(text: &str) -> Option<String> {
                 let answer = clean(closing_segment(line, last)?);
                 format!("{}, {answer}", clean(before))
             }
-            [.., last] => clean(closing_segment(line, last)?),
+            // `The value of \\( n^5 \\bmod 120 \\) is 0.`: a closing statement of a number.
+            [.., last] => match closing_segment(line, last) {
+                Some(segment) => clean(segment),
+                None => stated_plain_number(line)?,
+            },
             [] => stated_number(line)?,
         }
     };
@@ -637,6 +641,15 @@ fn stated_number(line: &str) -> Option<String> {
     let unit = suffix.chars().all(|c| "€£$%²³".contains(c))
         || super::units::split_trailing(&value).is_some();
     (plain && unit).then_some(value)
+}
+
+/// A complete sentence whose last words state a plain number outside math (`… for
+/// integer \\( n \\) is 0.`): the number.
+fn stated_plain_number(line: &str) -> Option<String> {
+    let body = line.strip_suffix('.')?;
+    let at = body.rfind(" is ")?;
+    let value = body[at + 4..].trim();
+    (lone_number(value).as_deref() == Some(value)).then(|| value.to_owned())
 }
 
 /// Whether the line's last two math segments are joined only by "or", "and" or a
@@ -1119,6 +1132,11 @@ mod tests {
             Some("x \\ge 3".into())
         );
         assert_eq!(ext("The side is $5$ and then we"), None);
+        assert_eq!(
+            ext("Work.\nThe value of \\( n^5 \\bmod 120 \\) for integer \\( n \\) is 0."),
+            Some("0".into())
+        );
+        assert_eq!(ext("The value of \\( n \\) is 0 when"), None);
         assert_eq!(ext(""), None);
     }
 
