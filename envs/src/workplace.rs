@@ -26,8 +26,8 @@ pub mod row;
 
 use std::path::PathBuf;
 
-use cascade_verifiers::workplace::{first_difference, seed, Call, Workplace};
 use cascade_verifiers::final_answer::final_answer;
+use cascade_verifiers::workplace::{first_difference, seed, Call, Workplace};
 use cascade_verifiers::{AnswerError, FieldError, Reward, Sample};
 use serde::Deserialize;
 use serde_json::{json, Value};

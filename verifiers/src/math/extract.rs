@@ -992,7 +992,10 @@ mod tests {
 
     #[test]
     fn a_cut_off_last_box_is_no_answer() {
-        assert_eq!(extract_answer("\\boxed{3} and \\boxed{4"), Extraction::CutOffBox);
+        assert_eq!(
+            extract_answer("\\boxed{3} and \\boxed{4"),
+            Extraction::CutOffBox
+        );
         assert_eq!(
             extract_answer("<think>\\boxed{130}</think>So \\boxed{13"),
             Extraction::CutOffBox
@@ -1002,8 +1005,14 @@ mod tests {
 
     #[test]
     fn only_the_final_answer_is_read_and_its_last_statement_wins() {
-        assert_eq!(ext("<think>so \\boxed{8}</think>Answer: 6"), Some("6".into()));
-        assert_eq!(ext("<think>so \\boxed{8}</think>\n#### 6"), Some("6".into()));
+        assert_eq!(
+            ext("<think>so \\boxed{8}</think>Answer: 6"),
+            Some("6".into())
+        );
+        assert_eq!(
+            ext("<think>so \\boxed{8}</think>\n#### 6"),
+            Some("6".into())
+        );
         assert_eq!(
             ext("<think>\\boxed{8}</think>The answer is $6$ hours."),
             Some("6".into())
@@ -1017,7 +1026,10 @@ mod tests {
             Extraction::Truncated(Truncation::UnclosedThink)
         );
         assert_eq!(ext("\\boxed{8}. Rechecking, Answer: 6"), Some("6".into()));
-        assert_eq!(ext("\\boxed{12}\n\nThe answer is correct."), Some("12".into()));
+        assert_eq!(
+            ext("\\boxed{12}\n\nThe answer is correct."),
+            Some("12".into())
+        );
         assert_eq!(
             ext("Check each.\nThe correct option is **(C) 12**."),
             Some("(C) 12".into())
