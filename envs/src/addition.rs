@@ -57,7 +57,10 @@ mod tests {
     fn rewards_exactly_the_sum() {
         assert_eq!(AdditionEnv.score(&sample("7", " 7\n")).score, 1.0);
         assert_eq!(AdditionEnv.score(&sample("7", "7.0")).score, 0.0);
-        assert_eq!(AdditionEnv.score(&sample("7", "<think>8?</think>7")).score, 1.0);
+        assert_eq!(
+            AdditionEnv.score(&sample("7", "<think>8?</think>7")).score,
+            1.0
+        );
         let cut = AdditionEnv.score(&sample("7", "<think>7"));
         assert!(cut.error_message().unwrap().contains("truncated"));
         assert!(AdditionEnv

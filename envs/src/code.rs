@@ -227,15 +227,20 @@ mod tests {
     fn only_the_final_answer_holds_the_program() {
         let env = CodeEnv::new(CodeConfig::default()).unwrap();
         let row = |response: &str| {
-            Sample::new(serde_json::json!({"id": "t", "language": "python", "response": response,
-                "tests": {"kind": "stdio", "cases": [{"input": "", "output": "1"}]}}))
+            Sample::new(
+                serde_json::json!({"id": "t", "language": "python", "response": response,
+                "tests": {"kind": "stdio", "cases": [{"input": "", "output": "1"}]}}),
+            )
         };
         // Code drafted only in the thinking is not run: the answer has none.
         let closed = env.score(&row("<think>```python\nprint(1)\n```</think>Done."));
         assert_eq!(closed.details["verdict"], "no_code");
         let cut = env.score(&row("<think>```python\nprint(1)\n```"));
         assert_eq!(cut.score, 0.0);
-        assert!(cut.error_message().unwrap().contains("truncated"), "{cut:?}");
+        assert!(
+            cut.error_message().unwrap().contains("truncated"),
+            "{cut:?}"
+        );
     }
 
     #[test]

@@ -244,7 +244,10 @@ mod tests {
             panic!("a turn without calls ends the conversation");
         };
         assert_eq!(reward.score, 0.0);
-        assert!(reward.error_message().unwrap().contains("truncated"), "{reward:?}");
+        assert!(
+            reward.error_message().unwrap().contains("truncated"),
+            "{reward:?}"
+        );
     }
 
     #[test]

@@ -228,14 +228,25 @@ mod tests {
         let env = StructuredOutputEnv::default();
         let schema = "{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"integer\"}}, \"required\": [\"a\"]}";
         let score = |response: &str| {
-            env.score(&sample(json!({"id": "a", "response": response, "schema_str": schema})))
+            env.score(&sample(
+                json!({"id": "a", "response": response, "schema_str": schema}),
+            ))
         };
-        assert_eq!(score("<think>{\"a\": \"x\"}</think>\n{\"a\": 1}").score, 1.0);
-        assert_eq!(score("<think>{\"a\": 1}</think>\n{\"a\": \"x\"}").score, 0.0);
+        assert_eq!(
+            score("<think>{\"a\": \"x\"}</think>\n{\"a\": 1}").score,
+            1.0
+        );
+        assert_eq!(
+            score("<think>{\"a\": 1}</think>\n{\"a\": \"x\"}").score,
+            0.0
+        );
         let cut = score("<think>so {\"a\": 1}");
         assert_eq!(cut.score, 0.0);
         assert_eq!(cut.details["error_type"], "no_output");
-        assert!(cut.error_message().unwrap().contains("truncated"), "{cut:?}");
+        assert!(
+            cut.error_message().unwrap().contains("truncated"),
+            "{cut:?}"
+        );
     }
 
     #[test]

@@ -36,8 +36,8 @@ pub mod row;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-use cascade_verifiers::workplace::{first_difference, seed, Call, Workplace};
 use cascade_verifiers::final_answer::final_answer;
+use cascade_verifiers::workplace::{first_difference, seed, Call, Workplace};
 use cascade_verifiers::{AnswerError, FieldError, Reward, Sample};
 use serde::Deserialize;
 use serde_json::{json, Value};

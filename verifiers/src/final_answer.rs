@@ -77,9 +77,7 @@ pub enum AnswerStatus {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Truncation {
-    #[error(
-        "truncated: the response ends inside its <think> block, so it has no final answer"
-    )]
+    #[error("truncated: the response ends inside its <think> block, so it has no final answer")]
     UnclosedThink,
     #[error("truncated: the response has only gpt-oss analysis messages and no final answer")]
     NoFinalChannel,
@@ -202,7 +200,9 @@ fn harmony(body: &str) -> FinalAnswer<'_> {
         return truncated(Truncation::NoFinalChannel);
     };
     let text = match message.strip_prefix("final") {
-        Some(rest) => rest.find(MESSAGE).map_or(rest, |at| &rest[at + MESSAGE.len()..]),
+        Some(rest) => rest
+            .find(MESSAGE)
+            .map_or(rest, |at| &rest[at + MESSAGE.len()..]),
         None => message,
     };
     let end = ["<|return|>", "<|end|>", "<|call|>", "<|start|>"]
@@ -226,10 +226,16 @@ mod tests {
 
     #[test]
     fn closed_thinking_gives_the_text_after_the_last_close() {
-        assert_eq!(text("<think>\\boxed{8}</think>Answer: 6"), Some("Answer: 6"));
+        assert_eq!(
+            text("<think>\\boxed{8}</think>Answer: 6"),
+            Some("Answer: 6")
+        );
         assert_eq!(text("<think>a</think>x<think>b</think>y"), Some("y"));
         // A template that opened <think> in the prompt: only the close is generated.
-        assert_eq!(text("draft \\boxed{1}\n</think>\n\\boxed{2}"), Some("\n\\boxed{2}"));
+        assert_eq!(
+            text("draft \\boxed{1}\n</think>\n\\boxed{2}"),
+            Some("\n\\boxed{2}")
+        );
         assert_eq!(
             final_answer("<think>a</think>b").status,
             AnswerStatus::AfterThinking
@@ -258,7 +264,10 @@ mod tests {
             assert_eq!(text(&r), Some("Answer: 16 days"), "{end}");
         }
         assert_eq!(text("<|im_start|>assistant\n42<|im_end|>"), Some("\n42"));
-        assert_eq!(text("Answer: 16 days<｜end▁of▁sentence｜>"), Some("Answer: 16 days"));
+        assert_eq!(
+            text("Answer: 16 days<｜end▁of▁sentence｜>"),
+            Some("Answer: 16 days")
+        );
     }
 
     #[test]
@@ -277,13 +286,20 @@ mod tests {
         assert_eq!(a.text(), Some("The answer is 4."));
         assert_eq!(a.status, AnswerStatus::NoThinking);
         assert!(!a.had_thinking());
-        assert_eq!(graded_text("<think>a", Graded::WholeResponse), Ok("<think>a"));
+        assert_eq!(
+            graded_text("<think>a", Graded::WholeResponse),
+            Ok("<think>a")
+        );
         assert!(graded_text("<think>a", Graded::FinalAnswer).is_err());
     }
 
     #[test]
     fn linear_on_long_input() {
-        let long = format!("<think>{}</think>{}", "x".repeat(1 << 20), "y</think>".repeat(1 << 16));
+        let long = format!(
+            "<think>{}</think>{}",
+            "x".repeat(1 << 20),
+            "y</think>".repeat(1 << 16)
+        );
         assert_eq!(text(&long), Some(""));
     }
 }

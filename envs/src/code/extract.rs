@@ -162,7 +162,9 @@ mod tests {
     #[test]
     fn unclosed_fence_runs_to_the_end_and_reasoning_is_skipped() {
         let r = "<think>```python\nprint(0)\n```</think>\n```python\nprint(1)\n";
-        let r = cascade_verifiers::final_answer::final_answer(r).text().unwrap();
+        let r = cascade_verifiers::final_answer::final_answer(r)
+            .text()
+            .unwrap();
         assert_eq!(
             extract_code(r, Language::Python).as_deref(),
             Some("print(1)\n")

@@ -148,7 +148,10 @@ fn a_response_cut_off_while_thinking_is_not_judged() {
     let env = env(&judge.url, json!({}));
     let rewards = env.score_group(&samples(&["good", "<think>good good", "meh"]));
     assert_eq!(rewards[1].score, 0.0);
-    assert!(rewards[1].error_message().unwrap().contains("truncated"), "{rewards:?}");
+    assert!(
+        rewards[1].error_message().unwrap().contains("truncated"),
+        "{rewards:?}"
+    );
     assert!(rewards[0].score > rewards[2].score);
     assert!(judge
         .requests()

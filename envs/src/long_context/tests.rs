@@ -102,17 +102,32 @@ fn gym_graphwalks_and_mrcr_rows_are_read_unchanged() {
 fn only_the_final_answer_is_graded() {
     let e = LongContextEnv::default();
     // An answer written only inside the thinking is no answer.
-    let r = e.score(&row("niah_single", json!(["37"]), "<think>It is 37.</think>I am not sure."));
+    let r = e.score(&row(
+        "niah_single",
+        json!(["37"]),
+        "<think>It is 37.</think>I am not sure.",
+    ));
     assert_eq!(r.score, 0.0);
     // A correct final answer after reasoning that names other candidates is correct.
-    let r = e.score(&row("niah_single", json!(["37"]), "<think>12? 45? 37.</think>\n37"));
+    let r = e.score(&row(
+        "niah_single",
+        json!(["37"]),
+        "<think>12? 45? 37.</think>\n37",
+    ));
     assert_eq!(r.score, 1.0);
-    let r = e.score(&row("graph_bfs", json!(["a1"]), "<think>Final Answer: [b2]</think>Final Answer: [a1]"));
+    let r = e.score(&row(
+        "graph_bfs",
+        json!(["a1"]),
+        "<think>Final Answer: [b2]</think>Final Answer: [a1]",
+    ));
     assert_eq!(r.score, 1.0);
     // Cut off while thinking: an error.
     let cut = e.score(&row("niah_single", json!(["37"]), "<think>It is 37."));
     assert_eq!(cut.score, 0.0);
-    assert!(cut.error_message().unwrap().contains("truncated"), "{cut:?}");
+    assert!(
+        cut.error_message().unwrap().contains("truncated"),
+        "{cut:?}"
+    );
     // MRCR: the prefix is checked at the start of the final answer.
     let mrcr = Sample::new(json!({
         "id": "m", "responses_create_params": {"input": "chat…"},

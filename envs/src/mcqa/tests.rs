@@ -72,11 +72,17 @@ fn thinking_mode_responses() {
     let score = |r: &str| McqaEnv::default().score(&sample(gym_row(r)));
     // Candidates inside closed thinking are not read.
     assert_eq!(score("<think>\\boxed{A}</think>So \\boxed{B}.").score, 0.0);
-    assert_eq!(score("<think>\\boxed{B}</think>So \\boxed{A}.<|im_end|>").score, 1.0);
+    assert_eq!(
+        score("<think>\\boxed{B}</think>So \\boxed{A}.<|im_end|>").score,
+        1.0
+    );
     // Unclosed: no final answer, an error.
     let cut = score("<think>So \\boxed{A}");
     assert_eq!(cut.score, 0.0);
-    assert!(cut.error_message().unwrap().contains("truncated"), "{cut:?}");
+    assert!(
+        cut.error_message().unwrap().contains("truncated"),
+        "{cut:?}"
+    );
 }
 
 #[test]

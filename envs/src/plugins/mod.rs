@@ -309,7 +309,10 @@ pub(crate) fn plugin_request(sample: &Sample) -> String {
     let mut value = sample.value().clone();
     if let Value::Object(fields) = &mut value {
         let answer = sample.final_answer().ok().map(str::to_owned);
-        fields.insert("final_answer".into(), answer.map_or(Value::Null, Value::String));
+        fields.insert(
+            "final_answer".into(),
+            answer.map_or(Value::Null, Value::String),
+        );
     }
     value.to_string()
 }

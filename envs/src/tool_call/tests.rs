@@ -95,14 +95,24 @@ fn scores_a_gym_row_with_bfcl_ground_truth() {
 #[test]
 fn thinking_mode_responses() {
     let gt = json!([{"get_weather": {"city": ["Paris"], "days": ["", 1]}}]);
-    let london = r#"<tool_call>{"name": "get_weather", "arguments": {"city": "London"}}</tool_call>"#;
+    let london =
+        r#"<tool_call>{"name": "get_weather", "arguments": {"city": "London"}}</tool_call>"#;
     let row = |response: String| gym_row(json!({"ground_truth": gt, "response": response}));
     // A call drafted inside closed thinking is not read; the one after it is.
-    assert_eq!(score(row(format!("<think>{london}</think>{PARIS}"))).score, 1.0);
-    assert_eq!(score(row(format!("<think>{PARIS}</think>{london}"))).score, 0.0);
+    assert_eq!(
+        score(row(format!("<think>{london}</think>{PARIS}"))).score,
+        1.0
+    );
+    assert_eq!(
+        score(row(format!("<think>{PARIS}</think>{london}"))).score,
+        0.0
+    );
     let cut = score(row(format!("<think>so {PARIS}")));
     assert_eq!(cut.score, 0.0);
-    assert!(cut.error_message().unwrap().contains("truncated"), "{cut:?}");
+    assert!(
+        cut.error_message().unwrap().contains("truncated"),
+        "{cut:?}"
+    );
 }
 
 #[test]

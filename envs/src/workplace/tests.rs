@@ -93,9 +93,15 @@ fn equivalent_sequences_and_fixed_errors_count() {
         hermes("crm_make_coffee", json!({})),
     ]
     .join("\n");
-    let cut = e.score(&row(truth.clone(), json!({"response": format!("<think>{text}")})));
+    let cut = e.score(&row(
+        truth.clone(),
+        json!({"response": format!("<think>{text}")}),
+    ));
     assert_eq!(cut.score, 0.0);
-    assert!(cut.error_message().unwrap().contains("truncated"), "{cut:?}");
+    assert!(
+        cut.error_message().unwrap().contains("truncated"),
+        "{cut:?}"
+    );
     let r = e.score(&row(truth, json!({"response": format!("<think>{}</think>{text}", hermes(UPDATE, status(&id, "Lost")))})));
     assert_eq!(r.score, 1.0, "{:?}", r.details);
     assert_eq!(

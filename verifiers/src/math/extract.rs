@@ -587,7 +587,11 @@ fn last_line_expression(text: &str) -> Option<String> {
                 let answer = clean(closing_segment(line, last)?);
                 format!("{}, {answer}", clean(before))
             }
-            [.., last] => clean(closing_segment(line, last)?),
+            // `The value of \\( n^5 \\bmod 120 \\) is 0.`: a closing statement of a number.
+            [.., last] => match closing_segment(line, last) {
+                Some(segment) => clean(segment),
+                None => stated_plain_number(line)?,
+            },
             [] => stated_number(line)?,
         }
     };
@@ -637,6 +641,15 @@ fn stated_number(line: &str) -> Option<String> {
     let unit = suffix.chars().all(|c| "€£$%²³".contains(c))
         || super::units::split_trailing(&value).is_some();
     (plain && unit).then_some(value)
+}
+
+/// A complete sentence whose last words state a plain number outside math (`… for
+/// integer \\( n \\) is 0.`): the number.
+fn stated_plain_number(line: &str) -> Option<String> {
+    let body = line.strip_suffix('.')?;
+    let at = body.rfind(" is ")?;
+    let value = body[at + 4..].trim();
+    (lone_number(value).as_deref() == Some(value)).then(|| value.to_owned())
 }
 
 /// Whether the line's last two math segments are joined only by "or", "and" or a
@@ -979,7 +992,10 @@ mod tests {
 
     #[test]
     fn a_cut_off_last_box_is_no_answer() {
-        assert_eq!(extract_answer("\\boxed{3} and \\boxed{4"), Extraction::CutOffBox);
+        assert_eq!(
+            extract_answer("\\boxed{3} and \\boxed{4"),
+            Extraction::CutOffBox
+        );
         assert_eq!(
             extract_answer("<think>\\boxed{130}</think>So \\boxed{13"),
             Extraction::CutOffBox
@@ -989,8 +1005,14 @@ mod tests {
 
     #[test]
     fn only_the_final_answer_is_read_and_its_last_statement_wins() {
-        assert_eq!(ext("<think>so \\boxed{8}</think>Answer: 6"), Some("6".into()));
-        assert_eq!(ext("<think>so \\boxed{8}</think>\n#### 6"), Some("6".into()));
+        assert_eq!(
+            ext("<think>so \\boxed{8}</think>Answer: 6"),
+            Some("6".into())
+        );
+        assert_eq!(
+            ext("<think>so \\boxed{8}</think>\n#### 6"),
+            Some("6".into())
+        );
         assert_eq!(
             ext("<think>\\boxed{8}</think>The answer is $6$ hours."),
             Some("6".into())
@@ -1004,7 +1026,10 @@ mod tests {
             Extraction::Truncated(Truncation::UnclosedThink)
         );
         assert_eq!(ext("\\boxed{8}. Rechecking, Answer: 6"), Some("6".into()));
-        assert_eq!(ext("\\boxed{12}\n\nThe answer is correct."), Some("12".into()));
+        assert_eq!(
+            ext("\\boxed{12}\n\nThe answer is correct."),
+            Some("12".into())
+        );
         assert_eq!(
             ext("Check each.\nThe correct option is **(C) 12**."),
             Some("(C) 12".into())
@@ -1119,6 +1144,11 @@ mod tests {
             Some("x \\ge 3".into())
         );
         assert_eq!(ext("The side is $5$ and then we"), None);
+        assert_eq!(
+            ext("Work.\nThe value of \\( n^5 \\bmod 120 \\) for integer \\( n \\) is 0."),
+            Some("0".into())
+        );
+        assert_eq!(ext("The value of \\( n \\) is 0 when"), None);
         assert_eq!(ext(""), None);
     }
 

@@ -35,7 +35,8 @@ pub(super) fn conditional_values(text: &str, boxes: &[(usize, usize, &str)]) -> 
     let mut previous_end = 0;
     for &(start, end, inner) in boxes {
         let clause = clause_before(&text[previous_end..start]);
-        let conditional = opens_with(clause, &BEFORE) || opens_with(words_after(&text[end..]), &AFTER);
+        let conditional =
+            opens_with(clause, &BEFORE) || opens_with(words_after(&text[end..]), &AFTER);
         let value = inner.trim();
         if conditional && !values.contains(&value) {
             values.push(value);
@@ -102,13 +103,19 @@ mod tests {
         assert!(hedged(
             "If $x$ is even, the sum is $\\boxed{4}$. Otherwise it is $\\boxed{5}$."
         ));
-        assert!(hedged("\\(\\boxed{2}\\) (when $a>0$) or \\(\\boxed{3}\\) when $a<0$."));
+        assert!(hedged(
+            "\\(\\boxed{2}\\) (when $a>0$) or \\(\\boxed{3}\\) when $a<0$."
+        ));
     }
 
     #[test]
     fn corrections_lists_and_parts_are_not() {
-        assert!(!hedged("We get \\boxed{3}. If we re-check the sum, we get \\boxed{4}."));
-        assert!(!hedged("\\boxed{1} for part (a) and \\boxed{2} for part (b)"));
+        assert!(!hedged(
+            "We get \\boxed{3}. If we re-check the sum, we get \\boxed{4}."
+        ));
+        assert!(!hedged(
+            "\\boxed{1} for part (a) and \\boxed{2} for part (b)"
+        ));
         assert!(!hedged("\\boxed{1}, \\boxed{2}"));
         assert!(!hedged("\\boxed{5} if you round, \\boxed{5} if you do not"));
         assert_eq!(

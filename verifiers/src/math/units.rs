@@ -212,7 +212,9 @@ pub fn plain_unit_wrappers(src: &str) -> Cow<'_, str> {
         .min()
     {
         let body = &rest[at + w.len()..];
-        let close = body.find(['{', '}']).filter(|&k| body.as_bytes()[k] == b'}');
+        let close = body
+            .find(['{', '}'])
+            .filter(|&k| body.as_bytes()[k] == b'}');
         match close.map(|k| &body[..k]).filter(|c| is_unit_phrase(c)) {
             Some(content) => {
                 out.push_str(&rest[..at]);
@@ -252,11 +254,17 @@ mod tests {
 
     #[test]
     fn unit_wrappers_become_plain_text() {
-        assert_eq!(plain_unit_wrappers("60 \\mathrm{~km} / \\mathrm{h}"), "60  km /  h");
+        assert_eq!(
+            plain_unit_wrappers("60 \\mathrm{~km} / \\mathrm{h}"),
+            "60  km /  h"
+        );
         assert_eq!(plain_unit_wrappers("2 \\text{ s}"), "2  s");
         assert_eq!(plain_unit_wrappers("\\text{(C) } 12"), "\\text{(C) } 12");
         assert_eq!(plain_unit_wrappers("x \\text{ if } y"), "x \\text{ if } y");
-        assert_eq!(split("60  km /  h"), Some(("60".into(), vec!["km/h".into()])));
+        assert_eq!(
+            split("60  km /  h"),
+            Some(("60".into(), vec!["km/h".into()]))
+        );
     }
 
     fn split(s: &str) -> Option<(String, Vec<String>)> {

@@ -288,7 +288,10 @@ fn text_document(
         return Err(Failure::new(ErrorType::NoOutput, why.to_string()));
     }
     let (body, source) = document_text(text).ok_or_else(|| {
-        Failure::new(ErrorType::NoOutput, "no answer text (empty after the thinking)")
+        Failure::new(
+            ErrorType::NoOutput,
+            "no answer text (empty after the thinking)",
+        )
     })?;
     let parsed = formats::parse(task.schema_type, body)
         .map_err(|message| Failure::new(ErrorType::ParseError, message))?;
