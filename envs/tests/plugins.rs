@@ -39,7 +39,9 @@ fn discovery_reads_manifests_skips_helpers_and_hashes_the_files() {
 fn declarative(components: &str, sample: Value) -> Value {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "p.toml", components);
-    let registry = Registry::discover_with_plugins(&[dir.path().to_owned()], &PluginLimits::default()).unwrap();
+    let registry =
+        Registry::discover_with_plugins(&[dir.path().to_owned()], &PluginLimits::default())
+            .unwrap();
     let env = registry.create("p", &EnvConfig::default()).unwrap();
     let reward = env.score(&Sample::new(sample));
     json!({ "reward": reward.score, "details": reward.details })
@@ -152,7 +154,9 @@ fn a_plugin_takes_no_settings() {
         "p.toml",
         "[[component]]\nname = \"a\"\ncheck = \"length\"\nmax_chars = 3\n",
     );
-    let registry = Registry::discover_with_plugins(&[dir.path().to_owned()], &PluginLimits::default()).unwrap();
+    let registry =
+        Registry::discover_with_plugins(&[dir.path().to_owned()], &PluginLimits::default())
+            .unwrap();
     let config = EnvConfig::from_pairs(["x=1"]).unwrap();
     let err = registry.create("p", &config).err().unwrap().to_string();
     assert!(err.contains("takes no settings"), "{err}");
@@ -169,7 +173,9 @@ fn a_plugin_that_uses_another_reports_a_digest_over_both() {
         "[[component]]\nname = \"l\"\ncheck = \"length\"\nmax_chars = 3\n",
     );
     let digest = || {
-        let registry = Registry::discover_with_plugins(&[dir.path().to_owned()], &PluginLimits::default()).unwrap();
+        let registry =
+            Registry::discover_with_plugins(&[dir.path().to_owned()], &PluginLimits::default())
+                .unwrap();
         registry.listing("outer").unwrap().sha256.clone().unwrap()
     };
     let before = digest();
@@ -207,10 +213,17 @@ fn a_manifest_may_only_lower_the_operators_limits() {
     let greedy = found.iter().find(|s| s.name == "greedy").unwrap();
     assert_eq!(greedy.manifest.limits.time_s, 3.0);
     assert_eq!(greedy.manifest.limits.memory_mb, 256);
-    assert_eq!(greedy.manifest.limits.workers, plugins::manifest::MAX_DEFAULT_WORKERS);
+    assert_eq!(
+        greedy.manifest.limits.workers,
+        plugins::manifest::MAX_DEFAULT_WORKERS
+    );
     assert_eq!(
         greedy.lowered,
-        ["time_s 1000000000 -> 3", "memory_mb 100000 -> 256", "workers 1000 -> 8"]
+        [
+            "time_s 1000000000 -> 3",
+            "memory_mb 100000 -> 256",
+            "workers 1000 -> 8"
+        ]
     );
     let modest = found.iter().find(|s| s.name == "modest").unwrap();
     assert_eq!(modest.manifest.limits.time_s, 0.5);

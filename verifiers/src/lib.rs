@@ -40,6 +40,6 @@ pub mod tool_call;
 pub mod verifier;
 pub mod workplace;
 
-pub use reward::Reward;
+pub use reward::{Reward, ScoringFailure};
 pub use sample::{FieldError, Sample};
 pub use verifier::{inventory, Verifier, VerifierPlugin};

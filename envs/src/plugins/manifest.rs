@@ -68,7 +68,10 @@ impl PluginLimits {
         clamp_f("time_s", &mut self.time_s, ceiling.time_s);
         clamp_f("load_time_s", &mut self.load_time_s, ceiling.load_time_s);
         if self.memory_mb > ceiling.memory_mb {
-            lowered.push(format!("memory_mb {} -> {}", self.memory_mb, ceiling.memory_mb));
+            lowered.push(format!(
+                "memory_mb {} -> {}",
+                self.memory_mb, ceiling.memory_mb
+            ));
             self.memory_mb = ceiling.memory_mb;
         }
         let most_workers = match ceiling.workers {
@@ -93,14 +96,19 @@ impl PluginLimits {
             .join("\n");
         let limits: Self = toml::from_str(&table)
             .map_err(|e| format!("plugin limits `{text}`: {}", e.message().trim()))?;
-        limits.check().map_err(|e| format!("plugin limits `{text}`: {e}"))?;
+        limits
+            .check()
+            .map_err(|e| format!("plugin limits `{text}`: {e}"))?;
         Ok(limits)
     }
 
     /// The operator's ceilings: `flag` (`--plugin-limits`), else the environment
     /// variable `CASCADE_PLUGIN_LIMITS`, else the defaults.
     pub fn operator_ceiling(flag: Option<&str>) -> Result<Self, String> {
-        match flag.map(str::to_owned).or_else(|| std::env::var(LIMITS_VAR).ok()) {
+        match flag
+            .map(str::to_owned)
+            .or_else(|| std::env::var(LIMITS_VAR).ok())
+        {
             Some(text) => Self::parse_ceiling(&text),
             None => Ok(Self::default()),
         }
@@ -235,8 +243,12 @@ fn check_confined(relative: &Path, manifest_path: &Path) -> Result<(), PluginErr
 
 /// `file` (a path in `folder`), once symlinks are resolved, is still in `folder`.
 pub(crate) fn confined(folder: &Path, file: &Path) -> Result<(), String> {
-    let folder = folder.canonicalize().map_err(|e| format!("{}: {e}", folder.display()))?;
-    let real = file.canonicalize().map_err(|e| format!("{}: {e}", file.display()))?;
+    let folder = folder
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", folder.display()))?;
+    let real = file
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", file.display()))?;
     if real.starts_with(&folder) {
         Ok(())
     } else {

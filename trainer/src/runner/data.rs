@@ -32,8 +32,16 @@ pub struct EnvData {
 impl EnvData {
     /// Scores `response` for row `i`: the row plus `"response"`, through the guarded
     /// scoring path, so a panicking or misbehaving environment costs this sample
-    /// (reward 0, the fault printed) and never the step.
+    /// (reward 0, the fault printed) and never the step. A sample that could not be
+    /// scored counts 0 here (evaluation); GRPO uses [`EnvData::reward`].
     pub fn score(&self, i: usize, response: &str) -> f64 {
+        self.reward(i, response).unwrap_or(0.0)
+    }
+
+    /// As [`EnvData::score`], but `None` for a sample that could not be scored
+    /// (`Reward::failed`: a scorer panic or limit, a plugin crash, no judge), which
+    /// GRPO leaves out of its advantages and loss rather than count as a 0.
+    pub fn reward(&self, i: usize, response: &str) -> Option<f64> {
         let mut value = self.rows[i].value().clone();
         if let Value::Object(map) = &mut value {
             map.insert("response".into(), Value::String(response.to_owned()));
@@ -42,16 +50,18 @@ impl EnvData {
         if let Some(fault) = &guarded.fault {
             // A bug in the environment, unlike a sample's own errors: show it.
             eprintln!(
-                "[{}] row {i}: environment fault {fault:?}; reward 0",
+                "[{}] row {i}: environment fault {fault:?}; not scored",
                 self.domain
             );
         }
-        guarded.reward.score
+        (!guarded.reward.is_failed()).then_some(guarded.reward.score)
     }
 
     /// Scores `responses`, all answers to row `i`, together: an environment whose
     /// reward compares a group's responses (`Environment::group`, e.g. `genrm`).
-    /// Guarded as [`EnvData::score`]; `None` for environments that score alone.
+    /// Guarded as [`EnvData::score`]; `None` for environments that score alone. A
+    /// response that could not be scored (every judge call failed) is
+    /// [`crate::grpo::UNSCORED`].
     pub fn score_group(&self, i: usize, responses: &[String]) -> Option<Vec<f64>> {
         let group = self.env.group()?;
         let samples: Vec<Sample> = responses
@@ -78,7 +88,18 @@ impl EnvData {
         {
             eprintln!("[{}] row {i}: judge: {error}", self.domain);
         }
-        Some(guarded.into_iter().map(|g| g.reward.score).collect())
+        Some(
+            guarded
+                .into_iter()
+                .map(|g| {
+                    if g.reward.is_failed() {
+                        crate::grpo::UNSCORED
+                    } else {
+                        g.reward.score
+                    }
+                })
+                .collect(),
+        )
     }
 }
 
