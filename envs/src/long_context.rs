@@ -11,6 +11,11 @@
 //! - `mrcr`: 0 unless the response starts with `random_string_to_prepend`, else
 //!   difflib's `SequenceMatcher.ratio` of the rest and the expected answer.
 //!
+//! **Echo.** Retrieval and MRCR answers longer than `512 + 4 ×` the expected answer's
+//! length (in characters) score 0 with `verdict: too_long`: pasting the context back
+//! names every needle, and must not pay (`cascade_verifiers::long_context::echo`).
+//! Graph walks read only the last line's `Final Answer: [...]` and are exempt.
+//!
 //! **Context.** With `max_context_tokens` set, a row whose recorded `token_length` (or
 //! Gym's `n_tokens`) is over it is refused, naming the row and both lengths: reward 0
 //! with `details.error` from `score`, an error from `prompt` (so a trainer stops on
@@ -25,7 +30,8 @@
 mod row;
 
 use cascade_verifiers::long_context::{
-    grade_graph, grade_mrcr, grade_retrieval, FinalAnswer, MAX_RESPONSE_BYTES,
+    echo_refusal, grade_graph, grade_mrcr, grade_retrieval, retrieval_chars, FinalAnswer,
+    MAX_RESPONSE_BYTES,
 };
 use cascade_verifiers::{FieldError, Reward, Sample};
 use serde::Deserialize;
@@ -78,6 +84,9 @@ fn verdict(score: f64) -> &'static str {
 
 /// Grades a response that is within the size limits.
 fn grade(answer: &Answer, response: &str) -> Reward {
+    if let Some(reason) = echo(answer, response) {
+        return too_long(reason);
+    }
     match answer {
         Answer::Items(expected) => {
             let graded = grade_retrieval(response, expected);
@@ -115,6 +124,18 @@ fn grade(answer: &Answer, response: &str) -> Reward {
             Err(e) => too_long(e.to_string()),
         },
     }
+}
+
+/// The echo rule (`cascade_verifiers::long_context::echo_refusal`): a retrieval or
+/// MRCR answer longer than its expected answer allows is refused; graph walks read
+/// only their last line and are exempt.
+fn echo(answer: &Answer, response: &str) -> Option<String> {
+    let expected = match answer {
+        Answer::Items(items) => retrieval_chars(items),
+        Answer::Mrcr { expected, .. } => expected.chars().count(),
+        Answer::Nodes(_) => return None,
+    };
+    echo_refusal(response.trim(), expected)
 }
 
 fn too_long(reason: String) -> Reward {

@@ -11,7 +11,7 @@ use thiserror::Error;
 
 use crate::config::{ConfigError, EnvConfig};
 use crate::environment::{ChatMessage, Environment};
-use crate::plugins::{self, PluginError, PluginSource};
+use crate::plugins::{self, PluginError, PluginLimits, PluginSource};
 use crate::verifier_env::VerifierEnv;
 
 /// An environment offered to the registry by any crate linked into the binary:
@@ -66,6 +66,8 @@ pub struct Listing {
     pub sha256: Option<String>,
     /// The environments a declarative plugin's components use.
     pub uses: Vec<String>,
+    /// A plugin's manifest limits that the operator's ceilings lowered.
+    pub lowered_limits: Vec<String>,
 }
 
 type MakeEnv = Arc<dyn Fn(&EnvConfig) -> Result<Box<dyn Environment>, ConfigError> + Send + Sync>;
@@ -112,6 +114,7 @@ impl Registry {
                 path: None,
                 sha256: None,
                 uses: Vec::new(),
+                lowered_limits: Vec::new(),
             },
             Arc::new(make),
         )
@@ -129,6 +132,7 @@ impl Registry {
                 path: None,
                 sha256: None,
                 uses: Vec::new(),
+                lowered_limits: Vec::new(),
             },
             Arc::new(move |_config: &EnvConfig| {
                 Ok(Box::new(VerifierEnv::new(make())) as Box<dyn Environment>)
@@ -136,17 +140,26 @@ impl Registry {
         )
     }
 
-    /// [`Registry::discover`] plus every plugin in `paths` (see [`crate::plugins`]).
-    pub fn discover_with_plugins(paths: &[PathBuf]) -> Result<Self, RegistryError> {
+    /// [`Registry::discover`] plus every plugin in `paths` (see [`crate::plugins`]),
+    /// their limits lowered to the operator's `ceiling`.
+    pub fn discover_with_plugins(
+        paths: &[PathBuf],
+        ceiling: &PluginLimits,
+    ) -> Result<Self, RegistryError> {
         let mut registry = Self::discover()?;
-        registry.load_plugins(paths)?;
+        registry.load_plugins(paths, ceiling)?;
         Ok(registry)
     }
 
-    /// Loads every plugin in `paths`. A plugin named like a registered environment is
-    /// refused, naming both; declarative plugins load after the plugins they use.
-    pub fn load_plugins(&mut self, paths: &[PathBuf]) -> Result<(), RegistryError> {
-        let sources = plugins::find(paths)?;
+    /// Loads every plugin in `paths`, their limits lowered to `ceiling`. A plugin named
+    /// like a registered environment is refused, naming both; declarative plugins load
+    /// after the plugins they use.
+    pub fn load_plugins(
+        &mut self,
+        paths: &[PathBuf],
+        ceiling: &PluginLimits,
+    ) -> Result<(), RegistryError> {
+        let sources = plugins::find(paths, ceiling)?;
         for source in &sources {
             if let Some(existing) = self.entries.get(&source.name) {
                 return Err(RegistryError::Duplicate {
@@ -252,6 +265,7 @@ fn plugin_listing(source: &PluginSource, description: String) -> Listing {
             .into_iter()
             .map(str::to_owned)
             .collect(),
+        lowered_limits: source.lowered.clone(),
     }
 }
 

@@ -5,10 +5,16 @@
 //! consumer cannot afford to trust that promise: one panicking plugin must cost one
 //! sample, never a batch or a training step. So every reward passes through
 //! [`score_guarded`], which
-//! - contains a panic, turning it into reward 0 with `details.error` naming it;
-//! - turns a non-finite score into 0 with `details.error` (unless the environment
-//!   already said what went wrong);
+//! - contains a panic, turning it into a **scoring failure** (`Reward::failed`:
+//!   reward 0, `details.failed: true`, `details.failure`, `details.error` naming it);
+//! - turns a non-finite score into a scoring failure (its `details.error` kept when
+//!   the environment already said what went wrong);
 //! - clamps a finite score into `[0, 1]`.
+//!
+//! A scoring failure is not a verdict on the model: [`ResultLine`] writes it as
+//! `"reward": null`, `score`'s summary and the server's `/metrics` count it apart from
+//! zeros, and the trainer leaves it out of the advantages and the loss. NeMo Gym's and
+//! OpenRLHF's routes, which need a float, send 0 with `details.failed: true`.
 //!
 //! Multi-turn drivers (the trainer's rollout) go through [`guard_start`],
 //! [`guard_step`] and [`guard_finish`], the same guard around each call.
@@ -41,7 +47,7 @@ use thiserror::Error;
 use crate::environment::Environment;
 use crate::group::GroupEnvironment;
 use crate::multi_turn::{MultiTurnEnvironment, Session, Turn};
-use cascade_verifiers::{Reward, Sample};
+use cascade_verifiers::{Reward, Sample, ScoringFailure};
 
 /// Model programs recurse deeply (sandboxed interpreters, parsers), so scoring threads
 /// get more stack than rayon's default.
@@ -98,9 +104,12 @@ pub fn guard_group(env: &dyn GroupEnvironment, samples: &[Sample]) -> Vec<Guarde
         Ok(rewards) if rewards.len() == samples.len() => rewards.into_iter().map(checked).collect(),
         Ok(rewards) => {
             let (got, want) = (rewards.len(), samples.len());
-            let reward = Reward::error(format!(
-                "internal error: the environment returned {got} rewards for a group of {want}"
-            ));
+            let reward = Reward::failed(
+                ScoringFailure::Scorer,
+                format!(
+                    "internal error: the environment returned {got} rewards for a group of {want}"
+                ),
+            );
             let guarded = Guarded {
                 reward,
                 fault: Some(Fault::WrongCount { got, want }),
@@ -118,7 +127,10 @@ pub fn guard_group(env: &dyn GroupEnvironment, samples: &[Sample]) -> Vec<Guarde
 fn panicked(panic: &(dyn std::any::Any + Send), doing: &str) -> Guarded {
     let message = panic_message(panic);
     Guarded {
-        reward: Reward::error(format!("internal error while {doing}: {message}")),
+        reward: Reward::failed(
+            ScoringFailure::Scorer,
+            format!("internal error while {doing}: {message}"),
+        ),
         fault: Some(Fault::Panicked(message)),
     }
 }
@@ -198,7 +210,7 @@ fn checked(mut reward: Reward) -> Guarded {
         };
     }
     let bad = reward.score;
-    reward.score = 0.0;
+    reward = reward.with_failure(ScoringFailure::Scorer);
     if reward.error_message().is_none() {
         reward.set(
             "error",
@@ -263,11 +275,26 @@ impl ScoringPool {
 
 /// One result line of `cascade score`, in the contract's field order (`id`, `reward`,
 /// `details`). The server and the Python package print the same bytes.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+///
+/// A sample that could not be scored ([`Reward::failed`]: `details.failed` is true) is
+/// written with `"reward": null`, so that no reader takes it for a 0; `reward` here
+/// holds 0 for it, the float that NeMo Gym's and OpenRLHF's routes send.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResultLine {
     pub id: Value,
     pub reward: f64,
     pub details: Map<String, Value>,
+}
+
+impl Serialize for ResultLine {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut line = serializer.serialize_struct("ResultLine", 3)?;
+        line.serialize_field("id", &self.id)?;
+        line.serialize_field("reward", &self.scored())?;
+        line.serialize_field("details", &self.details)?;
+        line.end()
+    }
 }
 
 impl ResultLine {
@@ -278,6 +305,16 @@ impl ResultLine {
             reward: reward.score,
             details: reward.details,
         }
+    }
+
+    /// Whether the sample could not be scored (`details.failed`).
+    pub fn is_failed(&self) -> bool {
+        self.details.get(cascade_verifiers::reward::FAILED_KEY) == Some(&Value::Bool(true))
+    }
+
+    /// The reward, `None` when the sample could not be scored.
+    pub fn scored(&self) -> Option<f64> {
+        (!self.is_failed()).then_some(self.reward)
     }
 
     /// The line as compact JSON, without a newline.

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use cascade_envs::plugins::{self, PluginKind};
+use cascade_envs::plugins::{self, PluginKind, PluginLimits};
 use cascade_envs::{EnvConfig, Registry, Sample};
 use serde_json::{json, Value};
 
@@ -22,14 +22,14 @@ fn discovery_reads_manifests_skips_helpers_and_hashes_the_files() {
     );
     write(dir.path(), "_helpers.py", "X = 1\n");
     write(dir.path(), "notes.txt", "not a plugin");
-    let found = plugins::find(&[dir.path().to_owned()]).unwrap();
+    let found = plugins::find(&[dir.path().to_owned()], &PluginLimits::default()).unwrap();
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].name, "renamed");
     assert_eq!(found[0].kind, PluginKind::Python);
     assert!(found[0].path.ends_with("scorer.py"));
     let before = found[0].sha256.clone();
     write(dir.path(), "scorer.py", "def verify(s):\n    return 0\n");
-    let after = plugins::find(&[dir.path().to_owned()]).unwrap()[0]
+    let after = plugins::find(&[dir.path().to_owned()], &PluginLimits::default()).unwrap()[0]
         .sha256
         .clone();
     assert_ne!(before, after, "the sha256 covers the code file");
@@ -39,7 +39,9 @@ fn discovery_reads_manifests_skips_helpers_and_hashes_the_files() {
 fn declarative(components: &str, sample: Value) -> Value {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "p.toml", components);
-    let registry = Registry::discover_with_plugins(&[dir.path().to_owned()]).unwrap();
+    let registry =
+        Registry::discover_with_plugins(&[dir.path().to_owned()], &PluginLimits::default())
+            .unwrap();
     let env = registry.create("p", &EnvConfig::default()).unwrap();
     let reward = env.score(&Sample::new(sample));
     json!({ "reward": reward.score, "details": reward.details })
@@ -127,7 +129,7 @@ fn a_wasm_plugin_may_import_wasi_only() {
         (memory (export "memory") 1)
         (func (export "_start")))"#;
     write(dir.path(), "sneaky.wasm", module);
-    let err = Registry::discover_with_plugins(&[dir.path().to_owned()])
+    let err = Registry::discover_with_plugins(&[dir.path().to_owned()], &PluginLimits::default())
         .err()
         .expect("refused")
         .to_string();
@@ -137,7 +139,7 @@ fn a_wasm_plugin_may_import_wasi_only() {
     );
     let reactor = r#"(module (memory (export "memory") 1) (func (export "run")))"#;
     write(dir.path(), "sneaky.wasm", reactor);
-    let err = Registry::discover_with_plugins(&[dir.path().to_owned()])
+    let err = Registry::discover_with_plugins(&[dir.path().to_owned()], &PluginLimits::default())
         .err()
         .expect("refused")
         .to_string();
@@ -152,7 +154,9 @@ fn a_plugin_takes_no_settings() {
         "p.toml",
         "[[component]]\nname = \"a\"\ncheck = \"length\"\nmax_chars = 3\n",
     );
-    let registry = Registry::discover_with_plugins(&[dir.path().to_owned()]).unwrap();
+    let registry =
+        Registry::discover_with_plugins(&[dir.path().to_owned()], &PluginLimits::default())
+            .unwrap();
     let config = EnvConfig::from_pairs(["x=1"]).unwrap();
     let err = registry.create("p", &config).err().unwrap().to_string();
     assert!(err.contains("takes no settings"), "{err}");
@@ -169,7 +173,9 @@ fn a_plugin_that_uses_another_reports_a_digest_over_both() {
         "[[component]]\nname = \"l\"\ncheck = \"length\"\nmax_chars = 3\n",
     );
     let digest = || {
-        let registry = Registry::discover_with_plugins(&[dir.path().to_owned()]).unwrap();
+        let registry =
+            Registry::discover_with_plugins(&[dir.path().to_owned()], &PluginLimits::default())
+                .unwrap();
         registry.listing("outer").unwrap().sha256.clone().unwrap()
     };
     let before = digest();
@@ -182,5 +188,96 @@ fn a_plugin_that_uses_another_reports_a_digest_over_both() {
         digest(),
         before,
         "a change in the used plugin changes the user's digest"
+    );
+}
+
+/// The operator's ceilings bound every manifest: a higher limit is lowered (and
+/// reported), a lower one kept.
+#[test]
+fn a_manifest_may_only_lower_the_operators_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "greedy.py", "def verify(s):\n    return 1\n");
+    write(
+        dir.path(),
+        "greedy.toml",
+        "python = \"greedy.py\"\n[limits]\ntime_s = 1e9\nmemory_mb = 100000\nworkers = 1000\n",
+    );
+    write(dir.path(), "modest.py", "def verify(s):\n    return 1\n");
+    write(
+        dir.path(),
+        "modest.toml",
+        "python = \"modest.py\"\n[limits]\ntime_s = 0.5\nmemory_mb = 64\n",
+    );
+    let ceiling = PluginLimits::parse_ceiling("time_s=3, memory_mb=256").unwrap();
+    let found = plugins::find(&[dir.path().to_owned()], &ceiling).unwrap();
+    let greedy = found.iter().find(|s| s.name == "greedy").unwrap();
+    assert_eq!(greedy.manifest.limits.time_s, 3.0);
+    assert_eq!(greedy.manifest.limits.memory_mb, 256);
+    assert_eq!(
+        greedy.manifest.limits.workers,
+        plugins::manifest::MAX_DEFAULT_WORKERS
+    );
+    assert_eq!(
+        greedy.lowered,
+        [
+            "time_s 1000000000 -> 3",
+            "memory_mb 100000 -> 256",
+            "workers 1000 -> 8"
+        ]
+    );
+    let modest = found.iter().find(|s| s.name == "modest").unwrap();
+    assert_eq!(modest.manifest.limits.time_s, 0.5);
+    assert_eq!(modest.manifest.limits.memory_mb, 64);
+    assert!(modest.lowered.is_empty());
+    // The defaults are the ceiling when the operator sets none.
+    let found = plugins::find(&[dir.path().to_owned()], &PluginLimits::default()).unwrap();
+    assert_eq!(found[0].manifest.limits.time_s, 2.0);
+    for bad in ["time_s=0", "time_s=-1", "colour=3", "time_s=nan"] {
+        assert!(PluginLimits::parse_ceiling(bad).is_err(), "{bad}");
+    }
+}
+
+/// `python = …` and `wasm = …` stay in the manifest's folder: no `..`, no absolute
+/// path, no symlink out (that folder becomes the plugin's `/plugin`).
+#[test]
+fn manifest_paths_are_confined_to_the_plugin_folder() {
+    let root = tempfile::tempdir().unwrap();
+    let secret = root.path().join("secret_src");
+    let plugins_dir = root.path().join("plugins");
+    std::fs::create_dir_all(&secret).unwrap();
+    std::fs::create_dir_all(&plugins_dir).unwrap();
+    write(&secret, "x.py", "def verify(s):\n    return 1\n");
+    let outside = secret.join("x.py");
+    let cases = [
+        "python = \"../secret_src/x.py\"\n".to_owned(),
+        format!("python = {:?}\n", outside.display().to_string()),
+    ];
+    for manifest in &cases {
+        write(&plugins_dir, "p.toml", manifest);
+        let err = plugins::find(&[plugins_dir.clone()], &PluginLimits::default())
+            .expect_err(manifest)
+            .to_string();
+        assert!(err.contains("inside the manifest's folder"), "{err}");
+    }
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(&outside, plugins_dir.join("link.py")).unwrap();
+        write(&plugins_dir, "p.toml", "python = \"link.py\"\n");
+        let err = plugins::find(&[plugins_dir.clone()], &PluginLimits::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("leads out of the plugin folder"), "{err}");
+        std::fs::remove_file(plugins_dir.join("p.toml")).unwrap();
+        let err = plugins::find(&[plugins_dir.clone()], &PluginLimits::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("leads out of the plugin folder"), "{err}");
+    }
+    std::fs::remove_file(plugins_dir.join("link.py")).ok();
+    write(&plugins_dir, "inner.py", "def verify(s):\n    return 1\n");
+    write(&plugins_dir, "p.toml", "python = \"./inner.py\"\n");
+    assert_eq!(
+        plugins::find(&[plugins_dir], &PluginLimits::default()).unwrap()[0].name,
+        "p"
     );
 }

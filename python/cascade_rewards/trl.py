@@ -69,7 +69,10 @@ class RewardFunc:
     `prompt` = the prompt text unless a column gives it, and `id` = the row's `id`
     column or the completion's index. The reward is `cascade score`'s for that sample;
     a bad sample (say a malformed `answer`) gets 0, as in the CLI, and is counted in
-    the `cascade/<name>/errors` metric; it never stops training.
+    the `cascade/<name>/errors` metric; it never stops training. A sample that could
+    not be scored (the scorer failed, not the model: `"reward": null` in the CLI) is
+    `None`, which TRL leaves out of the rewards (it sums them with `nansum`), and is
+    counted in the `cascade/<name>/failed` metric.
     """
 
     def __init__(
@@ -108,7 +111,7 @@ class RewardFunc:
             samples.append(sample)
         return samples
 
-    def __call__(self, prompts=None, completions=None, completion_ids=None, **kwargs: Any) -> list[float]:
+    def __call__(self, prompts=None, completions=None, completion_ids=None, **kwargs: Any) -> list[float | None]:
         completions = list(completions or [])
         results = self.env.score(self.samples(prompts or [], completions, **kwargs), self.jobs)
         self.last_results = results
@@ -116,7 +119,9 @@ class RewardFunc:
         if callable(log_metric) and results:
             errors = sum(1 for r in results if "error" in r["details"])
             log_metric(f"cascade/{self.__name__}/errors", errors / len(results))
-        return [float(r["reward"]) for r in results]
+            failed = sum(1 for r in results if r["reward"] is None)
+            log_metric(f"cascade/{self.__name__}/failed", failed / len(results))
+        return [None if r["reward"] is None else float(r["reward"]) for r in results]
 
     def __repr__(self) -> str:
         return f"cascade_rewards.trl.RewardFunc({self.env.name!r}, name={self.__name__!r})"

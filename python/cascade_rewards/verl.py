@@ -11,7 +11,11 @@ arguments, and append every key of a returned dict to `reward_extra_info`. So th
 dict returned here always has the same keys, with numbers or strings only (verl's
 validation metrics average the numeric ones and skip strings):
 
-    {"score": float, "pred": str, "error": str, "details": str (JSON)}
+    {"score": float, "pred": str, "error": str, "failed": float, "details": str (JSON)}
+
+A sample that could not be scored (the scorer failed, not the model; `"reward": null`
+in `cascade score`) has no float reward, and verl needs one: it gets `score` 0.0 and
+`failed` 1.0 (`failed` is 0.0 otherwise, so verl's metrics report the failure rate).
 
 `data_source` picks the environment through `DATA_SOURCES` (verl's names for common
 datasets; any cascade env name maps to itself); `reward_kwargs` may give `env`
@@ -116,8 +120,9 @@ def compute_score(
 ) -> dict[str, Any]:
     """verl's `custom_reward_function`: scores one response with cascade.
 
-    Returns `{"score", "pred", "error", "details"}`: `score` is `cascade score`'s
-    reward, `pred` the extracted answer (math; "" otherwise), `error` the sample's
+    Returns `{"score", "pred", "error", "failed", "details"}`: `score` is `cascade
+    score`'s reward (0.0 for a sample that could not be scored, then `failed` is 1.0),
+    `pred` the extracted answer (math; "" otherwise), `error` the sample's
     `details.error` or "", `details` cascade's details as JSON text. A bad sample is
     score 0 with `error` set; an unknown `data_source` raises NotImplementedError, as
     verl's own `default_compute_score` does.
@@ -127,8 +132,9 @@ def compute_score(
     details = result["details"]
     extracted = details.get("extracted")
     return {
-        "score": float(result["reward"]),
+        "score": 0.0 if result["reward"] is None else float(result["reward"]),
         "pred": extracted if isinstance(extracted, str) else "",
         "error": str(details.get("error", "")),
+        "failed": 0.0 if result["reward"] is not None else 1.0,
         "details": json.dumps(details, ensure_ascii=False),
     }

@@ -9,13 +9,15 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use serde_json::{json, Value};
 
+use cascade_envs::plugins::PluginLimits;
 use cascade_envs::{EnvConfig, Environment, Registry, RegistryError, ResultLine, ScoringPool};
 use cascade_verifiers::{Reward, Sample};
 
 use crate::convert::{to_json, to_object};
 
 /// The registry of every environment linked into the module and every run-time plugin
-/// in `CASCADE_PLUGINS` (a path list, as for the `cascade` command), made once.
+/// in `CASCADE_PLUGINS` (a path list, as for the `cascade` command), under the limits
+/// ceilings in `CASCADE_PLUGIN_LIMITS`, made once.
 pub fn registry() -> PyResult<&'static Registry> {
     static REGISTRY: OnceLock<Result<Registry, String>> = OnceLock::new();
     REGISTRY
@@ -23,7 +25,8 @@ pub fn registry() -> PyResult<&'static Registry> {
             let paths: Vec<PathBuf> = std::env::var_os("CASCADE_PLUGINS")
                 .map(|list| std::env::split_paths(&list).collect())
                 .unwrap_or_default();
-            Registry::discover_with_plugins(&paths).map_err(|e| e.to_string())
+            let ceiling = PluginLimits::operator_ceiling(None)?;
+            Registry::discover_with_plugins(&paths, &ceiling).map_err(|e| e.to_string())
         })
         .as_ref()
         .map_err(|e| PyRuntimeError::new_err(e.clone()))

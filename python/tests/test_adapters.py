@@ -76,7 +76,8 @@ def test_verl_compute_score_has_verls_signature_and_a_fixed_key_set():
     results = [cr.verl.compute_score("openai/gsm8k", r, g, extra_info={"index": i, "split": "train"})
                for i, (r, g) in enumerate(zip(RESPONSES, GOLD))]
     assert [r["score"] for r in results] == [1.0, 0.0, 1.0]
-    assert all(set(r) == {"score", "pred", "error", "details"} for r in results)
+    assert all(set(r) == {"score", "pred", "error", "failed", "details"} for r in results)
+    assert all(r["failed"] == 0.0 for r in results)
     assert results[0]["pred"] == "0.5" and results[0]["error"] == ""
     expected = cr.score("math", [{"id": "0", "answer": GOLD[0], "response": RESPONSES[0]}])[0]
     assert json.loads(results[0]["details"]) == expected["details"]
@@ -98,3 +99,38 @@ def test_verl_data_sources_map_to_envs_and_are_configurable():
 def test_verl_a_bad_sample_is_score_zero_with_the_error():
     result = cr.verl.compute_score("openai/gsm8k", "\\boxed{1}", None)
     assert result["score"] == 0.0 and "answer" in result["error"]
+
+
+class _FailingEnv:
+    """Stands in for an Env whose scorer failed on the second sample."""
+
+    name = "fake"
+
+    def score(self, samples, jobs=None):
+        failed = {"error": "the plugin crashed", "failed": True, "failure": "plugin_crash"}
+        return [
+            {"id": "0", "reward": 1.0, "details": {}},
+            {"id": "1", "reward": None, "details": failed},
+            {"id": "2", "reward": 0.0, "details": {}},
+        ]
+
+
+def test_trl_a_sample_that_could_not_be_scored_is_none_not_zero():
+    logged = {}
+    f = cr.trl.reward_func("math")
+    f.env = _FailingEnv()
+    rewards = f(prompts=["p"] * 3, completions=["a", "b", "c"], log_metric=logged.__setitem__)
+    assert rewards == [1.0, None, 0.0]
+    assert logged["cascade/cascade_math/failed"] == pytest.approx(1 / 3)
+
+
+class _OneFailure(_FailingEnv):
+    def score(self, samples, jobs=None):
+        return super().score(samples, jobs)[1:2]
+
+
+def test_verl_a_sample_that_could_not_be_scored_is_zero_and_flagged(monkeypatch):
+    monkeypatch.setattr(cr.verl, "_env", lambda name, config: _OneFailure())
+    result = cr.verl.compute_score("openai/gsm8k", "x", "7")
+    assert result["score"] == 0.0 and result["failed"] == 1.0
+    assert result["error"] == "the plugin crashed"

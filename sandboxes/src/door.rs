@@ -10,11 +10,14 @@
 //! The door is the only thing a resident guest can ask of the host, and the host
 //! decides what it answers: bytes, never handles, files or code.
 
-use wasmtime::{AsContextMut, Caller, Extern, Linker};
+use std::time::{Duration, Instant};
+
+use wasmtime::{AsContextMut, Caller, Extern, Linker, Trap};
 
 use crate::engine::ticks;
 use crate::guest_state::GuestState;
 use crate::host_calls::{charge, IO_FUEL_PER_BYTE};
+use crate::limits::FUEL_PER_SECOND;
 
 /// The largest request or answer one door call may carry.
 pub const MAX_DOOR_BYTES: usize = 16 << 20;
@@ -23,6 +26,12 @@ pub const MAX_DOOR_BYTES: usize = 16 << 20;
 /// work (a verifier call) is not metered by wasm fuel, so each call costs about 1 ms
 /// of the guest's time limit whatever it asks.
 pub const DOOR_CALL_FUEL: u64 = 4_000_000;
+
+/// Fuel charged per byte of a request, for the host's work on it. Every host check is
+/// bounded linearly in its input (the parsers' expansion caps), at worst about 0.5 µs
+/// per byte on the development machine (a YAML answer at its expansion cap), so a
+/// plugin pays for the host's work in its own time limit, deterministically.
+pub const HOST_WORK_FUEL_PER_BYTE: u64 = 2_000;
 
 const NO_HOST: i32 = -1;
 const HOST_FAULT: i32 = -2;
@@ -77,7 +86,10 @@ fn exchange(
     if len > MAX_DOOR_BYTES {
         return Ok(HOST_FAULT);
     }
-    charge(caller, DOOR_CALL_FUEL + len as u64 * IO_FUEL_PER_BYTE)?;
+    charge(
+        caller,
+        DOOR_CALL_FUEL + len as u64 * (IO_FUEL_PER_BYTE + HOST_WORK_FUEL_PER_BYTE),
+    )?;
     let Some(Extern::Memory(memory)) = caller.get_export("memory") else {
         return Ok(HOST_FAULT);
     };
@@ -85,7 +97,14 @@ fn exchange(
     if memory.read(&*caller, ptr, &mut request).is_err() {
         return Ok(HOST_FAULT);
     }
-    let Some(answer) = door.host.answer(&request) else {
+    let started = Instant::now();
+    let answer = door.host.answer(&request);
+    // An answer that starts a new unit may have waited for the next sample: that wait
+    // is not host work, and the new unit starts from a clean count.
+    if !answer.as_ref().is_some_and(|a| a.restart_budget) {
+        host_time_backstop(caller, door, started.elapsed())?;
+    }
+    let Some(answer) = answer else {
         return Ok(HOST_FAULT);
     };
     if answer.bytes.len() > MAX_DOOR_BYTES {
@@ -97,6 +116,25 @@ fn exchange(
         charge(caller, answer.bytes.len() as u64 * IO_FUEL_PER_BYTE)?;
     }
     deliver(caller, &answer.bytes, out_ptr_ptr, out_len_ptr)
+}
+
+/// The host's wall time on this unit of work's calls may not pass the unit's time
+/// limit: the per-byte fuel charge is the deterministic price, and this backstop stops
+/// a plugin whose calls cost the host more than it paid for (a slow or loaded machine)
+/// at its limit rather than at the wall-clock backstop, ten times later.
+fn host_time_backstop(
+    caller: &mut Caller<'_, GuestState>,
+    door: &Door,
+    spent: Duration,
+) -> wasmtime::Result<()> {
+    let state = caller.data_mut();
+    state.host_time += spent;
+    let limit = Duration::from_secs_f64(door.call_fuel as f64 / FUEL_PER_SECOND as f64);
+    if state.host_time > limit {
+        caller.set_fuel(0)?;
+        return Err(Trap::OutOfFuel.into());
+    }
+    Ok(())
 }
 
 /// Copies `bytes` into guest memory from `host_alloc` and stores where they are.
@@ -140,6 +178,7 @@ fn restart_budget(caller: &mut Caller<'_, GuestState>, door: &Door) -> wasmtime:
     let spent = state.fuel_budget.saturating_sub(remaining);
     state.fuel_budget = spent.saturating_add(door.call_fuel);
     state.slept_past_limit = false;
+    state.host_time = Duration::ZERO;
     // A refusal in an earlier call (a MemoryError the guest caught) is not this
     // call's: only a refusal during this call makes its failure a memory limit.
     state.limiter.refused = false;

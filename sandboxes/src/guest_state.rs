@@ -15,6 +15,8 @@ pub(crate) struct GuestState {
     pub random_state: u64,
     /// What answers `host::call`; `None` refuses every call (see [`crate::door`]).
     pub door: Option<crate::door::Door>,
+    /// Host wall time spent answering this unit of work's door calls.
+    pub host_time: std::time::Duration,
 }
 
 /// Refuses linear memory beyond the limit and remembers that it did, so that a program

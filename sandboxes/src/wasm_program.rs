@@ -208,6 +208,7 @@ impl WasmProgram {
             slept_past_limit: false,
             random_state: invocation.seed,
             door,
+            host_time: std::time::Duration::ZERO,
         };
         let mut store = Store::new(engine()?, state);
         store.limiter(|s| &mut s.limiter);

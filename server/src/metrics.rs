@@ -1,5 +1,6 @@
 //! Counters for `GET /metrics`, in Prometheus text format (version 0.0.4): requests by
-//! route, env and status; samples scored per env; refusals by status; the queue's depth
+//! route, env and status; samples scored per env, and of those the ones that could not
+//! be scored (`cascade_samples_failed_total`, apart from zeros); refusals by status; the queue's depth
 //! and capacity; and a latency histogram per env. One middleware records every request
 //! ([`record`]), so a route cannot forget to.
 
@@ -38,6 +39,8 @@ struct Counters {
     requests: BTreeMap<(String, String, u16), u64>,
     /// env → samples scored.
     samples: BTreeMap<String, u64>,
+    /// env → samples that could not be scored (`details.failed`), apart from zeros.
+    failed: BTreeMap<String, u64>,
     /// (env, status) → refused requests (4xx and 5xx).
     rejects: BTreeMap<(String, u16), u64>,
     /// env → latency of its answered requests.
@@ -71,6 +74,13 @@ impl Metrics {
     /// `n` samples of `env` were scored.
     pub fn add_samples(&self, env: &str, n: usize) {
         self.with(|c| *c.samples.entry(env.to_owned()).or_default() += n as u64);
+    }
+
+    /// `n` samples of `env` could not be scored (a scorer failure, not a reward 0).
+    pub fn add_failed(&self, env: &str, n: usize) {
+        if n > 0 {
+            self.with(|c| *c.failed.entry(env.to_owned()).or_default() += n as u64);
+        }
     }
 
     /// Requests answered with a success status, `/health` and `/metrics` aside: what
@@ -118,6 +128,10 @@ impl Metrics {
             family(&mut out, "cascade_samples_total", "counter", "Samples scored.");
             for (env, n) in &c.samples {
                 let _ = writeln!(out, "cascade_samples_total{{env=\"{env}\"}} {n}");
+            }
+            family(&mut out, "cascade_samples_failed_total", "counter", "Samples that could not be scored (reward null or details.failed), among those scored; not zeros.");
+            for (env, n) in &c.failed {
+                let _ = writeln!(out, "cascade_samples_failed_total{{env=\"{env}\"}} {n}");
             }
             family(&mut out, "cascade_rejects_total", "counter", "Requests refused (4xx) or failed (5xx), by status.");
             for ((env, status), n) in &c.rejects {

@@ -68,6 +68,8 @@ pub async fn score_samples(
         )
         .await?;
     state.metrics.add_samples(&env, n);
+    let failed = results.iter().filter(|r| r.is_failed()).count();
+    state.metrics.add_failed(&env, failed);
     Ok(results)
 }
 

@@ -37,7 +37,7 @@ pub struct CheckArgs {
 }
 
 pub fn run(args: CheckArgs, plugins: &Plugins) -> Result<(), Failure> {
-    let registry = plugins.registry(&[])?;
+    let registry = plugins.registry(&[], None)?;
     let env = build_env(&registry, &args.env, &args.config, &args.input)?;
     let samples = read_samples(&args.input).map_err(Failure::usage)?;
     let expected = read_samples(&args.expected).map_err(Failure::usage)?;
@@ -152,10 +152,14 @@ fn compare(got: &ResultLine, want: &Value) -> Vec<String> {
     if want_id != got.id {
         out.push(format!("id: expected {want_id}, got {}", got.id));
     }
-    match want.get("reward").and_then(Value::as_f64) {
-        Some(r) if r == got.reward => {}
-        Some(r) => out.push(format!("reward: expected {r}, got {}", got.reward)),
-        None => out.push("reward: missing or not a number in the expected line".into()),
+    let got_reward = got.scored().map_or(Value::Null, Value::from);
+    match want.get("reward") {
+        Some(Value::Null) if got_reward.is_null() => {}
+        Some(w) if w.as_f64().is_some() && w.as_f64() == got.scored() => {}
+        Some(w @ (Value::Null | Value::Number(_))) => {
+            out.push(format!("reward: expected {w}, got {got_reward}"))
+        }
+        _ => out.push("reward: missing, or neither a number nor null, in the expected line".into()),
     }
     let empty = Map::new();
     let want_details = want

@@ -4,7 +4,7 @@
 use super::{Failure, Plugins};
 
 pub fn run(plugins: &Plugins) -> Result<(), Failure> {
-    let registry = plugins.registry(&[])?;
+    let registry = plugins.registry(&[], None)?;
     let listings = registry.listings();
     let width = listings
         .iter()

@@ -27,6 +27,7 @@ mod train;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use cascade_envs::plugins::PluginLimits;
 use cascade_envs::Registry;
 
 use clap::{Parser, Subcommand};
@@ -44,6 +45,12 @@ struct Cli {
     /// (repeatable; also `CASCADE_PLUGINS`, a path list).
     #[arg(long = "plugins", value_name = "DIR", global = true)]
     plugins: Vec<PathBuf>,
+    /// Ceilings on every plugin's limits, e.g. `time_s=5,memory_mb=1024,load_time_s=60,
+    /// workers=4` (also `CASCADE_PLUGIN_LIMITS`; keys left out keep the defaults 2 s,
+    /// 512 MiB, 30 s, 8). A manifest may only lower them; a higher value is lowered to
+    /// the ceiling and reported on stderr.
+    #[arg(long = "plugin-limits", value_name = "KEY=VALUE,…", global = true)]
+    plugin_limits: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -92,7 +99,10 @@ pub fn run() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    let plugins = Plugins::new(cli.plugins);
+    let plugins = match Plugins::new(cli.plugins, cli.plugin_limits.as_deref()) {
+        Ok(plugins) => plugins,
+        Err(failure) => return failure.report(),
+    };
     let result = match cli.command {
         Command::Score(args) => score::run(args, &plugins),
         Command::Check(args) => check::run(args, &plugins),
@@ -118,24 +128,52 @@ pub fn run() -> ExitCode {
     }
 }
 
-/// The plugin paths of this run: `--plugins`, then `CASCADE_PLUGINS`.
+/// The plugin paths of this run (`--plugins`, then `CASCADE_PLUGINS`) and the
+/// operator's ceilings on their limits (`--plugin-limits`, else `CASCADE_PLUGIN_LIMITS`).
 pub struct Plugins {
     paths: Vec<PathBuf>,
+    ceiling: PluginLimits,
 }
 
 impl Plugins {
-    fn new(mut paths: Vec<PathBuf>) -> Self {
+    fn new(mut paths: Vec<PathBuf>, limits: Option<&str>) -> Result<Self, Failure> {
         if let Some(list) = std::env::var_os("CASCADE_PLUGINS") {
             paths.extend(std::env::split_paths(&list).filter(|p| !p.as_os_str().is_empty()));
         }
-        Self { paths }
+        let ceiling = PluginLimits::operator_ceiling(limits)
+            .map_err(|e| Failure::usage(anyhow::anyhow!(e)))?;
+        Ok(Self { paths, ceiling })
     }
 
-    /// Every built-in environment plus these plugins and `more` (a recipe's); a
+    /// Every built-in environment plus these plugins and `more` (a recipe's), their
+    /// limits under the operator's ceilings and `recipe_ceiling` (the lower wins); a
     /// plugin that fails to load is unusable input (exit 2).
-    pub fn registry(&self, more: &[PathBuf]) -> Result<Registry, Failure> {
+    pub fn registry(
+        &self,
+        more: &[PathBuf],
+        recipe_ceiling: Option<&PluginLimits>,
+    ) -> Result<Registry, Failure> {
         let mut all = self.paths.clone();
         all.extend_from_slice(more);
-        Registry::discover_with_plugins(&all).map_err(Failure::usage)
+        let ceiling = match recipe_ceiling {
+            Some(recipe) => {
+                recipe
+                    .check()
+                    .map_err(|e| Failure::usage(anyhow::anyhow!("[run] plugin_limits: {e}")))?;
+                self.ceiling.lower(recipe)
+            }
+            None => self.ceiling.clone(),
+        };
+        let registry = Registry::discover_with_plugins(&all, &ceiling).map_err(Failure::usage)?;
+        for listing in registry.listings() {
+            if !listing.lowered_limits.is_empty() {
+                eprintln!(
+                    "plugin `{}`: limits lowered to the operator's ceilings: {}",
+                    listing.name,
+                    listing.lowered_limits.join(", ")
+                );
+            }
+        }
+        Ok(registry)
     }
 }

@@ -36,7 +36,7 @@ pub struct ScoreArgs {
 }
 
 pub fn run(args: ScoreArgs, plugins: &Plugins) -> Result<(), Failure> {
-    let registry = plugins.registry(&[])?;
+    let registry = plugins.registry(&[], None)?;
     let env = build_env(&registry, &args.env, &args.config, &args.input)?;
     let samples = read_samples(&args.input).map_err(Failure::usage)?;
     let started = Instant::now();

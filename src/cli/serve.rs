@@ -77,7 +77,7 @@ pub struct ServeArgs {
 
 pub fn run(args: ServeArgs, plugins: &Plugins) -> Result<(), Failure> {
     let config = server_config(&args)?;
-    let registry = plugins.registry(&[])?;
+    let registry = plugins.registry(&[], None)?;
     let state = AppState::new(config, registry).map_err(Failure::usage)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

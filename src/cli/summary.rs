@@ -11,7 +11,11 @@ use cascade_envs::ResultLine;
 pub struct Summary {
     pub env: String,
     pub count: usize,
+    /// Over the scored samples: those that could not be scored are counted in
+    /// `failed`, never as zeros.
     pub mean_reward: f64,
+    /// Samples that could not be scored (`"reward": null`, `details.failed`).
+    pub failed: usize,
     pub outcomes: BTreeMap<String, usize>,
     pub elapsed: Duration,
     /// `plugin NAME: KIND PATH sha256 HEX` for the scored plugin and those it uses.
@@ -28,15 +32,17 @@ impl Summary {
             };
             *outcomes.entry(reward.outcome()).or_insert(0) += 1;
         }
-        let total: f64 = results.iter().map(|r| r.reward).sum();
+        let scored: Vec<f64> = results.iter().filter_map(ResultLine::scored).collect();
+        let total: f64 = scored.iter().sum();
         Self {
             env: env.to_owned(),
             count: results.len(),
-            mean_reward: if results.is_empty() {
+            mean_reward: if scored.is_empty() {
                 0.0
             } else {
-                total / results.len() as f64
+                total / scored.len() as f64
             },
+            failed: results.len() - scored.len(),
             outcomes,
             elapsed,
             plugins: Vec::new(),
@@ -89,6 +95,14 @@ impl fmt::Display for Summary {
         )?;
         for line in &self.plugins {
             writeln!(f, "  {line}")?;
+        }
+        if self.failed > 0 {
+            // Apart from the zeros: the mean above is over the scored samples only.
+            writeln!(
+                f,
+                "  {} could not be scored (reward null, left out of the mean)",
+                self.failed
+            )?;
         }
         for (outcome, n) in &self.outcomes {
             writeln!(f, "  {outcome:<16} {n}")?;

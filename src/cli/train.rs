@@ -33,7 +33,7 @@ pub fn run(args: TrainArgs, plugins: &Plugins) -> Result<(), Failure> {
         .iter()
         .map(|p| recipe.resolve(p))
         .collect();
-    let registry = plugins.registry(&recipe_plugins)?;
+    let registry = plugins.registry(&recipe_plugins, recipe.run.plugin_limits.as_ref())?;
     let output = match (&args.output, &recipe.run.output) {
         (Some(o), _) => o.clone(),
         (None, Some(o)) => recipe.resolve(o),

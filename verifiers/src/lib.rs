@@ -41,6 +41,6 @@ pub mod tool_call;
 pub mod verifier;
 pub mod workplace;
 
-pub use reward::Reward;
+pub use reward::{Reward, ScoringFailure};
 pub use sample::{AnswerError, FieldError, Sample};
 pub use verifier::{inventory, Verifier, VerifierPlugin};

@@ -12,8 +12,11 @@
 //!
 //! Faults of the judge never fail a step: a request that times out, a refused one, or
 //! an answer with no verdict (after `retries` more tries) leaves that comparison out,
-//! counted in `details.judge_failures` with the last reason in `details.judge_error`;
-//! a response left with no judged comparison gets `default_score`.
+//! counted in `details.judge_failures` with the last reason in `details.judge_error`.
+//! A response left with no judged comparison because every judge call for it failed
+//! could not be scored: a scoring failure (`judge_unavailable`, see
+//! `Reward::failed`), which the trainer leaves out; one left uncompared for another
+//! reason (a group of one) gets `default_score`.
 
 mod client;
 pub mod verdict;
@@ -22,7 +25,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use cascade_verifiers::{AnswerError, FieldError, Reward, Sample};
+use cascade_verifiers::{AnswerError, FieldError, Reward, Sample, ScoringFailure};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
@@ -405,6 +408,16 @@ fn group_rewards(
         .into_iter()
         .enumerate()
         .map(|(k, a)| {
+            if a.score.is_none() && failures[k] > 0 {
+                // No judge answered for this response: no verdict on the model.
+                let why = last_error[k].unwrap_or("no judge answered");
+                return Reward::failed(
+                    ScoringFailure::JudgeUnavailable,
+                    format!("every judge call for this response failed: {why}"),
+                )
+                .with("comparisons", a.comparisons)
+                .with("judge_failures", failures[k]);
+            }
             let score = a.score.unwrap_or(default_score);
             let mut reward = Reward::new(unit_reward(score))
                 .with("genrm_score", score)

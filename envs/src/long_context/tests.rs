@@ -216,3 +216,134 @@ fn registered_with_a_typed_config() {
         .unwrap_err();
     assert!(err.to_string().contains("max_context"), "{err}");
 }
+
+/// A haystack of filler sentences (no other number, no capitalised word) with
+/// `needles` inserted through it: the case where RULER's metric pays an echo.
+fn context(needles: &[String]) -> String {
+    let mut text = String::new();
+    for (i, needle) in needles.iter().enumerate() {
+        text.push_str(&"the grass is green and the sky is blue. ".repeat(40 + i));
+        text.push_str(needle);
+        text.push(' ');
+    }
+    text.push_str(&"the grass is green and the sky is blue. ".repeat(40));
+    text
+}
+
+fn retrieval_row(task: &str, expected: &[&str], needles: &[String], response: &str) -> Sample {
+    let mut value = row(task, json!(expected), response).value().clone();
+    value["responses_create_params"]["input"][0]["content"] = json!(context(needles));
+    Sample::new(value)
+}
+
+/// Echo, partial echo and list-every-candidate answers of every retrieval task kind
+/// score 0 (or are paid down); a plain, even verbose, answer is still paid in full.
+#[test]
+fn echo_never_pays_on_any_retrieval_task() {
+    let e = LongContextEnv::default();
+    let cases: [(&str, Vec<&str>, Vec<String>); 5] = [
+        (
+            "niah_single",
+            vec!["7264819"],
+            vec!["the magic number is 7264819.".into()],
+        ),
+        (
+            "niah_multikey",
+            vec!["5531"],
+            vec!["the number for key k2 is 5531.".into()],
+        ),
+        (
+            "niah_multivalue",
+            vec!["111", "222", "333"],
+            ["111", "222", "333"]
+                .map(|v| format!("a value for k is {v}."))
+                .to_vec(),
+        ),
+        (
+            "niah_multiquery",
+            vec!["41", "42"],
+            vec!["x is 41.".into(), "y is 42.".into()],
+        ),
+        (
+            "variable_tracking",
+            vec!["QWERT", "ASDFG"],
+            vec!["VAR QWERT = 5.".into(), "VAR ASDFG = VAR QWERT.".into()],
+        ),
+    ];
+    for (task, expected, needles) in cases {
+        let haystack = context(&needles);
+        let score = |response: &str| e.score(&retrieval_row(task, &expected, &needles, response));
+        let verbose = format!(
+            "Having read the whole text carefully, the answer is: {}.",
+            expected.join(", ")
+        );
+        assert_eq!(score(&verbose).score, 1.0, "{task}: {verbose}");
+        let echo = score(&haystack);
+        assert_eq!(
+            (echo.score, echo.outcome()),
+            (0.0, "too_long".into()),
+            "{task}"
+        );
+        assert!(echo.details["reason"]
+            .as_str()
+            .unwrap()
+            .contains("copy of the context"));
+        let half = &haystack[haystack.len() / 2..];
+        assert_eq!(score(half).score, 0.0, "{task}: partial echo");
+        let needles_only = needles.join(" ");
+        assert!(
+            score(&needles_only).score > 0.0,
+            "{task}: quoting the needles is an answer"
+        );
+        let every: Vec<String> = match task {
+            "variable_tracking" => ["QWERT", "ASDFG", "ZXCVB", "POIUY", "LKJHG"]
+                .map(String::from)
+                .to_vec(),
+            _ => (0..200)
+                .map(|n| n.to_string())
+                .chain(expected.iter().map(|s| s.to_string()))
+                .collect(),
+        };
+        let listed = score(&every.join(", "));
+        assert!(
+            listed.score < 0.5,
+            "{task}: listing every candidate: {}",
+            listed.score
+        );
+    }
+}
+
+/// MRCR: the prefix then a copy of the conversation scores 0; graph walks' echo has no
+/// final answer on its last line, and listing every node is paid down by F1.
+#[test]
+fn echo_never_pays_on_mrcr_or_graphs() {
+    let e = LongContextEnv::default();
+    let conversation =
+        "User: write a poem about tapirs\nAssistant: tapirs roam the quiet wood\n".repeat(200);
+    let mrcr = |response: &str| {
+        let mut value = row("mrcr", json!("XYtapirs roam the quiet wood"), response)
+            .value()
+            .clone();
+        value["random_string_to_prepend"] = json!("XY");
+        value["responses_create_params"]["input"][0]["content"] = json!(conversation);
+        e.score(&Sample::new(value))
+    };
+    assert_eq!(mrcr("XYtapirs roam the quiet wood").score, 1.0);
+    let echo = mrcr(&format!("XY{conversation}"));
+    assert_eq!((echo.score, echo.outcome()), (0.0, "too_long".into()));
+    let partial = mrcr(&format!("XY{}", &conversation[..conversation.len() / 3]));
+    assert_eq!(partial.score, 0.0);
+    let edges: String = (0..300).map(|i| format!("n{i} -> n{}\n", i + 1)).collect();
+    let question = format!("{edges}Which nodes are the parents of n7? Final Answer: [") + "]";
+    let graph = |response: &str| e.score(&row("graph_parents", json!(["n6"]), response));
+    assert_eq!(graph("n6 points to n7.\nFinal Answer: [n6]").score, 1.0);
+    assert_eq!(graph(&edges).score, 0.0, "an echo of the edge list");
+    assert_eq!(
+        graph(&question).score,
+        0.0,
+        "an echo ending in the question"
+    );
+    let all: Vec<String> = (0..300).map(|i| format!("n{i}")).collect();
+    let every = graph(&format!("Final Answer: [{}]", all.join(", ")));
+    assert!(every.score < 0.01, "{}", every.score);
+}

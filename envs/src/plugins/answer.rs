@@ -1,10 +1,10 @@
 //! What a Python or WASM plugin returns, turned into a [`Reward`]: a number, a bool,
 //! or an object `{"reward": …, "details": {…}, "reward_components": {…}}`. Anything
-//! else (another type, NaN or infinity, an unknown key) is reward 0 with
-//! `details.error` naming what was wrong.
+//! else (another type, NaN or infinity, an unknown key) is a scoring failure
+//! ([`Reward::failed`], `plugin_crash`) with `details.error` naming what was wrong.
 
 use cascade_verifiers::sample::type_name;
-use cascade_verifiers::Reward;
+use cascade_verifiers::{Reward, ScoringFailure};
 use serde_json::{Map, Value};
 
 /// The keys a returned object may have.
@@ -14,7 +14,7 @@ const KEYS: [&str; 3] = ["reward", "details", "reward_components"];
 pub fn reward_of(value: &Value) -> Reward {
     match parse(value) {
         Ok(reward) => reward,
-        Err(message) => Reward::error(message),
+        Err(message) => Reward::failed(ScoringFailure::PluginCrash, message),
     }
 }
 

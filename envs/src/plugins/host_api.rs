@@ -15,7 +15,10 @@
 //! Every op is a bounded, pure check; `score` reaches built-in environments only (never
 //! a plugin, so a plugin cannot wait on itself, and never `code` or `swe`, whose runs
 //! would cost the host far more than the call's fuel). Each call costs the guest
-//! [`cascade_sandboxes::door::DOOR_CALL_FUEL`] of its time limit.
+//! [`cascade_sandboxes::door::DOOR_CALL_FUEL`] of its time limit, plus
+//! [`cascade_sandboxes::door::HOST_WORK_FUEL_PER_BYTE`] per request byte; the host's
+//! wall time on one sample's calls may not pass the plugin's time limit, and a request
+//! is at most [`MAX_REQUEST_BYTES`].
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -29,8 +32,22 @@ use crate::environment::Environment;
 use crate::registry::Registry;
 use crate::scoring::score_guarded;
 
+/// The largest request a plugin may send. Every op's work and memory are linear in its
+/// input (each parser caps its expansion), so this bounds what one call can make the
+/// host spend; the sandbox charges the plugin's time limit per request byte
+/// ([`cascade_sandboxes::door::HOST_WORK_FUEL_PER_BYTE`]) and stops it when the host's
+/// time on its calls passes that limit.
+pub const MAX_REQUEST_BYTES: usize = 4 << 20;
+
 /// Answers one request (JSON bytes) with JSON bytes.
 pub fn answer(request: &[u8]) -> Vec<u8> {
+    if request.len() > MAX_REQUEST_BYTES {
+        let message = format!(
+            "a host request is at most {MAX_REQUEST_BYTES} bytes, this one is {}",
+            request.len()
+        );
+        return json!({ "error": message }).to_string().into_bytes();
+    }
     let reply = match serde_json::from_slice::<Value>(request) {
         Ok(Value::Object(args)) => match run(&args) {
             Ok(value) => json!({ "value": value }),

@@ -35,6 +35,9 @@ pub struct PluginLimits {
     pub workers: usize,
 }
 
+/// The environment variable with the operator's ceilings, when no flag sets them.
+pub const LIMITS_VAR: &str = "CASCADE_PLUGIN_LIMITS";
+
 /// The most resident interpreters a plugin gets by default: each one holds its memory
 /// for the run, and the sandbox's instance slots are shared with every other run.
 pub const MAX_DEFAULT_WORKERS: usize = 8;
@@ -51,6 +54,85 @@ impl Default for PluginLimits {
 }
 
 impl PluginLimits {
+    /// Lowers every limit above `ceiling` to it (the operator's ceilings: a manifest may
+    /// only lower them) and says which were lowered, as `time_s 1e9 -> 2`. A `workers`
+    /// ceiling of 0 stands for [`MAX_DEFAULT_WORKERS`].
+    pub fn clamp_to(&mut self, ceiling: &PluginLimits) -> Vec<String> {
+        let mut lowered = Vec::new();
+        let mut clamp_f = |name: &str, value: &mut f64, most: f64| {
+            if *value > most {
+                lowered.push(format!("{name} {value} -> {most}"));
+                *value = most;
+            }
+        };
+        clamp_f("time_s", &mut self.time_s, ceiling.time_s);
+        clamp_f("load_time_s", &mut self.load_time_s, ceiling.load_time_s);
+        if self.memory_mb > ceiling.memory_mb {
+            lowered.push(format!(
+                "memory_mb {} -> {}",
+                self.memory_mb, ceiling.memory_mb
+            ));
+            self.memory_mb = ceiling.memory_mb;
+        }
+        let most_workers = match ceiling.workers {
+            0 => MAX_DEFAULT_WORKERS,
+            n => n,
+        };
+        if self.workers > most_workers {
+            lowered.push(format!("workers {} -> {most_workers}", self.workers));
+            self.workers = most_workers;
+        }
+        lowered
+    }
+
+    /// Operator ceilings written as `time_s=5,memory_mb=1024` (`--plugin-limits`, a
+    /// server flag); keys left out keep their default. Unknown keys are refused.
+    pub fn parse_ceiling(text: &str) -> Result<Self, String> {
+        let table = text
+            .split(',')
+            .map(str::trim)
+            .filter(|pair| !pair.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let limits: Self = toml::from_str(&table)
+            .map_err(|e| format!("plugin limits `{text}`: {}", e.message().trim()))?;
+        limits
+            .check()
+            .map_err(|e| format!("plugin limits `{text}`: {e}"))?;
+        Ok(limits)
+    }
+
+    /// The operator's ceilings: `flag` (`--plugin-limits`), else the environment
+    /// variable `CASCADE_PLUGIN_LIMITS`, else the defaults.
+    pub fn operator_ceiling(flag: Option<&str>) -> Result<Self, String> {
+        match flag
+            .map(str::to_owned)
+            .or_else(|| std::env::var(LIMITS_VAR).ok())
+        {
+            Some(text) => Self::parse_ceiling(&text),
+            None => Ok(Self::default()),
+        }
+    }
+
+    /// The lower of two ceilings, field by field (the CLI's and a recipe's).
+    pub fn lower(&self, other: &PluginLimits) -> PluginLimits {
+        let mut lowest = self.clone();
+        lowest.clamp_to(other);
+        if lowest.workers == 0 {
+            lowest.workers = other.workers;
+        }
+        lowest
+    }
+
+    /// Every limit is positive (a manifest's, or a ceiling's).
+    pub fn check(&self) -> Result<(), &'static str> {
+        let positive = |v: f64| v.is_finite() && v > 0.0;
+        if !positive(self.time_s) || !positive(self.load_time_s) || self.memory_mb == 0 {
+            return Err("time_s, load_time_s and memory_mb must be positive");
+        }
+        Ok(())
+    }
+
     /// The resident interpreters to keep: the setting, else one per core (capped).
     pub fn worker_count(&self) -> usize {
         if self.workers > 0 {
@@ -118,6 +200,9 @@ pub fn read(path: &Path) -> Result<Manifest, PluginError> {
         }
     }
     check_limits(&manifest.limits, path)?;
+    if let Some(relative) = manifest.python.as_ref().or(manifest.wasm.as_ref()) {
+        check_confined(relative, path)?;
+    }
     if let Some(code) = manifest.code_file(path) {
         if !code.is_file() {
             let message = format!("names {}, which is not a file", code.display());
@@ -128,12 +213,49 @@ pub fn read(path: &Path) -> Result<Manifest, PluginError> {
 }
 
 fn check_limits(limits: &PluginLimits, path: &Path) -> Result<(), PluginError> {
-    let positive = |v: f64| v.is_finite() && v > 0.0;
-    if !positive(limits.time_s) || !positive(limits.load_time_s) || limits.memory_mb == 0 {
-        return Err(PluginError::new(
-            path,
-            "[limits] time_s, load_time_s and memory_mb must be positive",
-        ));
+    limits
+        .check()
+        .map_err(|e| PluginError::new(path, format!("[limits] {e}")))
+}
+
+/// A manifest's `python`/`wasm` path must stay in the manifest's folder: a relative
+/// path of plain names (no `..`, not absolute), and no symlink that leads out (the
+/// code file's folder becomes the plugin's `/plugin`, which it may read).
+fn check_confined(relative: &Path, manifest_path: &Path) -> Result<(), PluginError> {
+    use std::path::Component;
+    let plain = relative
+        .components()
+        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+    if !plain {
+        let message = format!(
+            "`{}` must be a path inside the manifest's folder (no `..`, not absolute)",
+            relative.display()
+        );
+        return Err(PluginError::new(manifest_path, message));
     }
-    Ok(())
+    let folder = manifest_path.parent().unwrap_or(Path::new("."));
+    let file = folder.join(relative);
+    if !file.exists() {
+        return Ok(()); // `read` refuses it as "not a file"
+    }
+    confined(folder, &file).map_err(|m| PluginError::new(manifest_path, m))
+}
+
+/// `file` (a path in `folder`), once symlinks are resolved, is still in `folder`.
+pub(crate) fn confined(folder: &Path, file: &Path) -> Result<(), String> {
+    let folder = folder
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", folder.display()))?;
+    let real = file
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    if real.starts_with(&folder) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} leads out of the plugin folder (to {})",
+            file.display(),
+            real.display()
+        ))
+    }
 }

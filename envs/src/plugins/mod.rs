@@ -34,7 +34,7 @@ pub mod wasm;
 use std::path::{Path, PathBuf};
 
 use cascade_sandboxes::{Execution, Limits, Status};
-use cascade_verifiers::{FieldError, Sample};
+use cascade_verifiers::{FieldError, Reward, Sample, ScoringFailure};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use thiserror::Error;
@@ -100,14 +100,19 @@ pub struct PluginSource {
     /// plugin that uses other plugins, of that and their digests (see
     /// [`combined_digest`]).
     pub sha256: String,
+    /// The manifest's limits the operator's ceilings lowered, as `time_s 1e9 -> 2`.
+    pub lowered: Vec<String>,
 }
 
 /// Every plugin in `paths` (folders, searched without recursion, or files), in the
 /// order given and by file name within a folder. Two plugins of one name are refused.
-pub fn find(paths: &[PathBuf]) -> Result<Vec<PluginSource>, PluginError> {
+/// Each plugin's limits are lowered to `ceiling` (the operator's): a manifest may only
+/// lower them.
+pub fn find(paths: &[PathBuf], ceiling: &PluginLimits) -> Result<Vec<PluginSource>, PluginError> {
     let mut found: Vec<PluginSource> = Vec::new();
     for path in paths {
-        for source in find_in(path)? {
+        for mut source in find_in(path)? {
+            source.lowered = source.manifest.limits.clamp_to(ceiling);
             if let Some(first) = found.iter().find(|s| s.name == source.name) {
                 return Err(PluginError::new(
                     &source.path,
@@ -173,6 +178,9 @@ fn source_of(file: &Path, claimed: &[PathBuf]) -> Result<Option<PluginSource>, P
     };
     let name = manifest.name.clone().unwrap_or_else(|| stem.to_owned());
     check_name(&name, file)?;
+    if let Some(folder) = file.parent() {
+        manifest::confined(folder, file).map_err(|m| PluginError::new(file, m))?;
+    }
     let sha256 = digest(manifest_path, &code)?;
     Ok(Some(PluginSource {
         name,
@@ -180,6 +188,7 @@ fn source_of(file: &Path, claimed: &[PathBuf]) -> Result<Option<PluginSource>, P
         path: code,
         manifest,
         sha256,
+        lowered: Vec::new(),
     }))
 }
 
@@ -276,6 +285,19 @@ pub fn references(source: &PluginSource) -> Vec<&str> {
         .iter()
         .filter_map(|c| c.verifier.as_deref())
         .collect()
+}
+
+/// A plugin's run that ended without an answer: a scoring failure (the plugin, not the
+/// model, failed): `scorer_limit` for its time, memory or output limit, else
+/// `plugin_crash`.
+pub(crate) fn ended(run: &Execution, limits: &Limits) -> Reward {
+    let kind = match run.status {
+        Status::TimeLimit | Status::MemoryLimit | Status::OutputLimit => {
+            ScoringFailure::ScorerLimit
+        }
+        Status::Exited(_) | Status::Crashed(_) => ScoringFailure::PluginCrash,
+    };
+    Reward::failed(kind, ended_reason(run, limits))
 }
 
 /// Why a plugin's run ended without an answer, for `details.error`.

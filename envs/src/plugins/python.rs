@@ -15,10 +15,10 @@ use std::sync::Arc;
 use cascade_sandboxes::{
     Limits, Mount, Python, PythonRuntime, Resident, ResidentError, ResidentLimits, ResidentPool,
 };
-use cascade_verifiers::{FieldError, Reward, Sample};
+use cascade_verifiers::{FieldError, Reward, Sample, ScoringFailure};
 use serde_json::Value;
 
-use super::{answer, ended_reason, host_api, PluginError, PluginSource};
+use super::{answer, ended, ended_reason, host_api, PluginError, PluginSource};
 use crate::environment::{ChatMessage, Environment};
 
 /// The guest's serving loop.
@@ -62,8 +62,11 @@ impl PythonPlugin {
         let request = super::plugin_request(sample);
         match self.pool.call(request.as_bytes()) {
             Ok(reply) => reply_reward(&reply),
-            Err(ResidentError::Ended(run)) => Reward::error(ended_reason(&run, &self.limits.call)),
-            Err(e) => Reward::error(format!("the plugin's interpreter failed: {e}")),
+            Err(ResidentError::Ended(run)) => ended(&run, &self.limits.call),
+            Err(e) => Reward::failed(
+                ScoringFailure::PluginCrash,
+                format!("the plugin's interpreter failed: {e}"),
+            ),
         }
     }
 }
@@ -167,10 +170,16 @@ fn reply_reward(reply: &[u8]) -> Reward {
             .as_u64()
             .map(|l| format!(" (line {l})"))
             .unwrap_or_default();
-        return Reward::error(format!("verify raised {raised}{at}"));
+        return Reward::failed(
+            ScoringFailure::PluginCrash,
+            format!("verify raised {raised}{at}"),
+        );
     }
     if let Some(message) = reply.get("unserialisable").and_then(Value::as_str) {
-        return Reward::error(message.to_owned());
+        return Reward::failed(ScoringFailure::PluginCrash, message.to_owned());
     }
-    Reward::error("the plugin's interpreter sent a malformed answer")
+    Reward::failed(
+        ScoringFailure::PluginCrash,
+        "the plugin's interpreter sent a malformed answer",
+    )
 }

@@ -13,10 +13,10 @@ use std::sync::Arc;
 use cascade_sandboxes::engine::engine;
 use cascade_sandboxes::module_cache::load_file;
 use cascade_sandboxes::{Entry, Invocation, Limits, Status, WasmProgram, WorkerPool};
-use cascade_verifiers::{FieldError, Reward, Sample};
+use cascade_verifiers::{FieldError, Reward, Sample, ScoringFailure};
 use serde_json::Value;
 
-use super::{answer, ended_reason, PluginError, PluginSource};
+use super::{answer, ended, PluginError, PluginSource};
 use crate::environment::{ChatMessage, Environment};
 
 /// The one import module a plugin may use.
@@ -69,11 +69,17 @@ impl WasmPlugin {
             Ok(run) if run.status == Status::Exited(0) => {
                 match serde_json::from_slice::<Value>(&run.stdout) {
                     Ok(value) => answer::reward_of(&value),
-                    Err(e) => Reward::error(format!("the plugin's stdout is not JSON: {e}")),
+                    Err(e) => Reward::failed(
+                        ScoringFailure::PluginCrash,
+                        format!("the plugin's stdout is not JSON: {e}"),
+                    ),
                 }
             }
-            Ok(run) => Reward::error(ended_reason(&run, &self.limits)),
-            Err(e) => Reward::error(format!("the sandbox failed: {e}")),
+            Ok(run) => ended(&run, &self.limits),
+            Err(e) => Reward::failed(
+                ScoringFailure::PluginCrash,
+                format!("the sandbox failed: {e}"),
+            ),
         }
     }
 }

@@ -14,6 +14,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use cascade_envs::plugins::PluginLimits;
 use cascade_envs::{score_guarded, Environment, Registry, Sample, ScoringPool};
 use clap::Args;
 use serde_json::{json, Value};
@@ -55,7 +56,8 @@ pub fn run(args: BenchPluginsArgs) -> Result<(), Failure> {
     let lines: Vec<String> = samples.iter().map(|s| s.value().to_string()).collect();
     std::fs::write(&input, lines.join("\n") + "\n").context("cannot write the samples")?;
     let registry =
-        Registry::discover_with_plugins(&[dir.path().to_owned()]).map_err(Failure::usage)?;
+        Registry::discover_with_plugins(&[dir.path().to_owned()], &PluginLimits::default())
+            .map_err(Failure::usage)?;
     let config = cascade_envs::EnvConfig::default();
     let plugin = registry.create("exact", &config).map_err(Failure::usage)?;
     let builtin = registry

@@ -5,6 +5,22 @@
 //! Zero-variance groups carry no signal; with `drop_zero_variance` they are reported
 //! as filtered (Cascade's dynamic filtering), else their advantages are all 0.
 
+/// The reward of a response that could not be scored (a scorer panic or limit, a
+/// plugin crash, no judge: `Reward::failed`). NaN, so that it can never pass for a
+/// score: GRPO leaves such a response out of its group's statistics, its advantage and
+/// the loss, and drops a group left with fewer than [`MIN_SCORED_PER_GROUP`] scored
+/// responses. Scoring it 0 would be a false negative that moves every advantage of
+/// its group.
+pub const UNSCORED: f64 = f64::NAN;
+
+/// The fewest scored responses a group needs to carry a learning signal.
+pub const MIN_SCORED_PER_GROUP: usize = 2;
+
+/// Whether `reward` is a score (not [`UNSCORED`]).
+pub fn is_scored(reward: f64) -> bool {
+    !reward.is_nan()
+}
+
 /// What a response is compared against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -7,5 +7,8 @@ pub mod advantages;
 pub mod policy_loss;
 pub mod step;
 
-pub use advantages::{group_advantages, AdvantageOptions, Baseline, GroupAdvantages};
+pub use advantages::{
+    group_advantages, is_scored, AdvantageOptions, Baseline, GroupAdvantages, MIN_SCORED_PER_GROUP,
+    UNSCORED,
+};
 pub use policy_loss::{policy_loss, PolicyLossOptions};

@@ -10,7 +10,9 @@ use rayon::prelude::*;
 use serde::Deserialize;
 use tch::{Kind, Tensor};
 
-use super::{group_advantages, policy_loss, AdvantageOptions, GroupAdvantages, PolicyLossOptions};
+use super::{
+    group_advantages, is_scored, policy_loss, AdvantageOptions, GroupAdvantages, PolicyLossOptions,
+};
 use crate::logprobs::{
     backward_by_chunks, bucketed_micro_batches, frozen_pass, token_logprobs_at, MicroBatching,
     PassMemory, PromptPass, SamplingDistribution, SequenceBatch,
@@ -54,8 +56,12 @@ pub struct GrpoConfig {
 /// Figures of one step, written to `metrics.jsonl`.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct StepStats {
+    /// Over the scored responses (those that could not be scored are left out).
     pub reward_mean: f64,
     pub reward_max: f64,
+    /// Responses that could not be scored (a scorer failure, not the model's), left
+    /// out of the advantages and the loss.
+    pub unscored: usize,
     pub filtered_share: f64,
     pub response_len_mean: f64,
     /// Model turns per response (1 unless the stage's environments are multi-turn).
@@ -343,16 +349,42 @@ fn scored_groups(
 }
 
 fn advantages(scored: &ScoredGroups, cfg: &GrpoConfig, opts: &AdvantageOptions) -> GroupAdvantages {
-    if cfg.unfinished == Unfinished::Filter {
-        finished_group_advantages(
-            &scored.rewards,
-            &scored.generation.finished,
-            cfg.group_size,
-            opts,
-        )
-    } else {
-        group_advantages(&scored.rewards, cfg.group_size, opts)
+    let filter = cfg.unfinished == Unfinished::Filter;
+    if !filter && scored.rewards.iter().all(|r| is_scored(*r)) {
+        return group_advantages(&scored.rewards, cfg.group_size, opts);
     }
+    let included = included_rows(&scored.rewards, &scored.generation.finished, cfg);
+    scored_group_advantages(&scored.rewards, &included, cfg.group_size, opts)
+}
+
+/// The rows whose rewards enter their group's statistics and the loss: scored ones
+/// (not [`UNSCORED`]), and with `unfinished = "filter"` finished ones.
+fn included_rows(rewards: &[f64], finished: &[bool], cfg: &GrpoConfig) -> Vec<bool> {
+    let filter = cfg.unfinished == Unfinished::Filter;
+    rewards
+        .iter()
+        .enumerate()
+        .map(|(i, r)| is_scored(*r) && (!filter || finished.get(i).copied().unwrap_or(false)))
+        .collect()
+}
+
+/// [`finished_group_advantages`] over the `included` rows, a group with fewer than
+/// [`MIN_SCORED_PER_GROUP`] scored responses dropped (advantages 0, not kept).
+fn scored_group_advantages(
+    rewards: &[f64],
+    included: &[bool],
+    group_size: usize,
+    opts: &AdvantageOptions,
+) -> GroupAdvantages {
+    let size = group_size.max(1);
+    let mut adv = finished_group_advantages(rewards, included, size, opts);
+    for (g, group) in rewards.chunks(size).enumerate() {
+        if group.iter().filter(|r| is_scored(**r)).count() < MIN_SCORED_PER_GROUP {
+            adv.group_kept[g] = false;
+            adv.advantages[g * size..g * size + group.len()].fill(0.0);
+        }
+    }
+    adv
 }
 
 impl ScoredGroups {
@@ -443,10 +475,9 @@ pub fn grpo_update(
 ) -> StepStats {
     let train_start = Instant::now();
     let generation = &scored.generation;
-    let num_rows = scored.rewards.len();
     let adv = advantages(&scored, cfg, &cfg.advantages);
     let device = policy.device();
-    let (loss_mask, num_tokens) = loss_mask(generation, &adv, num_rows, cfg);
+    let (loss_mask, num_tokens) = loss_mask(generation, &adv, &scored.rewards, cfg);
     let advantages = Tensor::from_slice(&adv.advantages)
         .to_kind(Kind::Float)
         .to_device(device);
@@ -532,19 +563,18 @@ struct PassFigures {
 
 /// The tokens the loss covers, `[B, C]`, and how many there are: the model's own
 /// tokens of the rows kept (tool results in a multi-turn response are attended to
-/// but not trained; filtered groups and, with `unfinished = "filter"`, unfinished
-/// responses are left out).
+/// but not trained; filtered groups, responses that could not be scored and, with
+/// `unfinished = "filter"`, unfinished responses are left out).
 fn loss_mask(
     generation: &Generation,
     adv: &GroupAdvantages,
-    num_rows: usize,
+    rewards: &[f64],
     cfg: &GrpoConfig,
 ) -> (Tensor, usize) {
+    let num_rows = rewards.len();
+    let included = included_rows(rewards, &generation.finished, cfg);
     let keep: Vec<bool> = (0..num_rows)
-        .map(|i| {
-            adv.kept(i, cfg.group_size)
-                && (cfg.unfinished != Unfinished::Filter || generation.finished[i])
-        })
+        .map(|i| adv.kept(i, cfg.group_size) && included[i])
         .collect();
     let keep_t = Tensor::from_slice(&keep).to_device(generation.completion_ids.device());
     let mask = generation
@@ -674,9 +704,11 @@ fn stats(
 ) -> StepStats {
     let n = rewards.len().max(1) as f64;
     let tokens = generation.num_tokens() as f64;
+    let scored: Vec<f64> = rewards.iter().copied().filter(|r| is_scored(*r)).collect();
     StepStats {
-        reward_mean: rewards.iter().sum::<f64>() / n,
-        reward_max: rewards.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        reward_mean: scored.iter().sum::<f64>() / scored.len().max(1) as f64,
+        reward_max: scored.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        unscored: rewards.len() - scored.len(),
         filtered_share: adv.filtered_share(),
         response_len_mean: tokens / n,
         turns_mean: generation.turns.iter().sum::<usize>() as f64 / n,
@@ -842,5 +874,35 @@ mod tests {
         // A group with nothing finished is dropped.
         let g = finished_group_advantages(&[1.0, 0.0], &[false, false], 2, &opts);
         assert_eq!((g.advantages, g.group_kept), (vec![0.0, 0.0], vec![false]));
+    }
+
+    #[test]
+    fn unscored_responses_are_left_out_and_thin_groups_dropped() {
+        use super::super::UNSCORED;
+        let opts = AdvantageOptions {
+            epsilon: 0.0,
+            ..Default::default()
+        };
+        // Group 1: 1, 0, (unscored), 1 → as if the group were 1, 0, 1; scored 0 it
+        // would have pulled the mean down and moved every advantage.
+        // Group 2: one scored response of four → dropped.
+        let rewards = [1.0, 0.0, UNSCORED, 1.0, UNSCORED, 1.0, UNSCORED, UNSCORED];
+        let included: Vec<bool> = rewards.iter().map(|r| is_scored(*r)).collect();
+        let g = scored_group_advantages(&rewards, &included, 4, &opts);
+        let alone = group_advantages(&[1.0, 0.0, 1.0], 3, &opts);
+        assert_eq!(
+            g.advantages[..4],
+            [
+                alone.advantages[0],
+                alone.advantages[1],
+                0.0,
+                alone.advantages[2]
+            ]
+        );
+        assert_eq!(g.advantages[4..], [0.0; 4]);
+        assert_eq!(g.group_kept, vec![true, false]);
+        let as_zero = group_advantages(&[1.0, 0.0, 0.0, 1.0], 4, &opts);
+        assert!((as_zero.advantages[0] - g.advantages[0]).abs() > 0.1);
+        assert!(g.advantages.iter().all(|a| a.is_finite()));
     }
 }

@@ -135,6 +135,9 @@ pub struct RunSettings {
     /// `--plugins` and `CASCADE_PLUGINS`.
     #[serde(default)]
     pub plugins: Vec<String>,
+    /// Ceilings on every plugin's limits (`time_s`, `memory_mb`, `load_time_s`,
+    /// `workers`), under those of `--plugin-limits`: the lower of the two wins.
+    pub plugin_limits: Option<cascade_envs::plugins::PluginLimits>,
 }
 
 fn default_eval_tokens() -> usize {

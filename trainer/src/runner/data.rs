@@ -32,23 +32,33 @@ pub struct EnvData {
 impl EnvData {
     /// Scores `response` for row `i`: the row plus `"response"`, through the guarded
     /// scoring path, so a panicking or misbehaving environment costs this sample
-    /// (reward 0, the fault printed) and never the step.
+    /// (reward 0, the fault printed) and never the step. A sample that could not be
+    /// scored counts 0 here (evaluation); GRPO uses [`EnvData::reward`].
     pub fn score(&self, i: usize, response: &str) -> f64 {
+        self.reward(i, response).unwrap_or(0.0)
+    }
+
+    /// As [`EnvData::score`], but `None` for a sample that could not be scored
+    /// (`Reward::failed`: a scorer panic or limit, a plugin crash, no judge), which
+    /// GRPO leaves out of its advantages and loss rather than count as a 0.
+    pub fn reward(&self, i: usize, response: &str) -> Option<f64> {
         let sample = self.rows[i].with_field("response", Value::String(response.to_owned()));
         let guarded = guard(self.env.as_ref(), &sample);
         if let Some(fault) = &guarded.fault {
             // A bug in the environment, unlike a sample's own errors: show it.
             eprintln!(
-                "[{}] row {i}: environment fault {fault:?}; reward 0",
+                "[{}] row {i}: environment fault {fault:?}; not scored",
                 self.domain
             );
         }
-        guarded.reward.score
+        (!guarded.reward.is_failed()).then_some(guarded.reward.score)
     }
 
     /// Scores `responses`, all answers to row `i`, together: an environment whose
     /// reward compares a group's responses (`Environment::group`, e.g. `genrm`).
-    /// Guarded as [`EnvData::score`]; `None` for environments that score alone.
+    /// Guarded as [`EnvData::score`]; `None` for environments that score alone. A
+    /// response that could not be scored (every judge call failed) is
+    /// [`crate::grpo::UNSCORED`].
     pub fn score_group(&self, i: usize, responses: &[String]) -> Option<Vec<f64>> {
         let group = self.env.group()?;
         let samples: Vec<Sample> = responses
@@ -69,7 +79,18 @@ impl EnvData {
         {
             eprintln!("[{}] row {i}: judge: {error}", self.domain);
         }
-        Some(guarded.into_iter().map(|g| g.reward.score).collect())
+        Some(
+            guarded
+                .into_iter()
+                .map(|g| {
+                    if g.reward.is_failed() {
+                        crate::grpo::UNSCORED
+                    } else {
+                        g.reward.score
+                    }
+                })
+                .collect(),
+        )
     }
 }
 

@@ -136,11 +136,12 @@ pub fn group_win_rate(
     wins / responses.len().max(1) as f64
 }
 
-/// One comparison's share of a win: 1 if `mine` scores higher, ½ on a tie, else 0.
+/// One comparison's share of a win: 1 if `mine` scores higher, ½ on a tie or when
+/// either could not be scored (no judge answered: no verdict either way), else 0.
 fn win(mine: f64, theirs: f64) -> f64 {
     match mine.partial_cmp(&theirs) {
         Some(std::cmp::Ordering::Greater) => 1.0,
-        Some(std::cmp::Ordering::Equal) => 0.5,
+        Some(std::cmp::Ordering::Equal) | None => 0.5,
         _ => 0.0,
     }
 }

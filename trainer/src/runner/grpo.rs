@@ -87,7 +87,9 @@ impl GrpoStep<'_> {
                 let group_size = stage.rollout.group_size;
                 let check = |i: usize, ids: &[i64]| {
                     let (e, r) = picks[i / group_size];
-                    data[e].score(r, &decode(ids))
+                    data[e]
+                        .reward(r, &decode(ids))
+                        .unwrap_or(crate::grpo::UNSCORED)
                 };
                 // Only the reward models go to the reward threads (the step holds
                 // the reference model, whose tensors are not `Sync`).
@@ -144,8 +146,10 @@ fn reward_by_domain(
     let mut sums: BTreeMap<&str, (f64, usize)> = BTreeMap::new();
     for (group, &(env, _)) in rewards.chunks(group_size.max(1)).zip(picks) {
         let sum = sums.entry(data[env].domain.as_str()).or_default();
-        sum.0 += group.iter().sum::<f64>();
-        sum.1 += group.len();
+        // Responses that could not be scored are no evidence either way.
+        let scored = group.iter().filter(|r| crate::grpo::is_scored(**r));
+        sum.0 += scored.clone().sum::<f64>();
+        sum.1 += scored.count();
     }
     sums.into_iter()
         .map(|(domain, (sum, n))| (domain.to_owned(), sum / n.max(1) as f64))

@@ -4,14 +4,17 @@
 //! [`grade_mrcr`], over a faithful port of difflib's [`ratio`]). Each module states its
 //! exact rule and edge cases. Every grader is bounded: responses over
 //! [`MAX_RESPONSE_BYTES`] (retrieval, graphs) or [`MAX_RATIO_CHARS`] (MRCR) are refused,
-//! never read slowly.
+//! never read slowly. A retrieval or MRCR answer longer than its expected answer
+//! allows is refused as an echo of the context ([`echo_refusal`]).
 
+mod echo;
 mod graph;
 mod mrcr;
 mod ratio;
 mod retrieval;
 mod task;
 
+pub use echo::{answer_budget, echo_refusal, retrieval_chars, ECHO_FACTOR, ECHO_FLOOR_CHARS};
 pub use graph::{grade_graph, parse_final_answer, set_f1, FinalAnswer};
 pub use mrcr::{grade_mrcr, Mrcr};
 pub use ratio::{ratio, RatioError, MAX_RATIO_CHARS, MAX_RATIO_STEPS};

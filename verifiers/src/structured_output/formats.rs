@@ -256,7 +256,14 @@ mod tests {
         let err = parse(SchemaType::Csv, &doc).unwrap_err();
         assert!(err.contains("cells per byte"), "{err}");
         let full = format!("a,b\n{}", "1,2\n".repeat(100_000));
-        assert_eq!(parse(SchemaType::Csv, &full).unwrap().as_array().unwrap().len(), 100_000);
+        assert_eq!(
+            parse(SchemaType::Csv, &full)
+                .unwrap()
+                .as_array()
+                .unwrap()
+                .len(),
+            100_000
+        );
     }
 
     /// Many attributes on one tag: quick-xml finds duplicates by hash past a few, so
@@ -271,7 +278,10 @@ mod tests {
         assert!(doc.len() <= MAX_RESPONSE_BYTES + 8);
         let started = std::time::Instant::now();
         let parsed = parse(SchemaType::Xml, &doc).unwrap();
-        assert_eq!(parsed["r"].as_object().unwrap().len(), MAX_RESPONSE_BYTES / 12);
+        assert_eq!(
+            parsed["r"].as_object().unwrap().len(),
+            MAX_RESPONSE_BYTES / 12
+        );
         assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
         let err = parse(SchemaType::Xml, "<r a=\"1\" b=\"2\" a=\"3\"/>").unwrap_err();
         assert!(err.contains("attribute"), "{err}");
