@@ -254,7 +254,7 @@ fn manifest_paths_are_confined_to_the_plugin_folder() {
     ];
     for manifest in &cases {
         write(&plugins_dir, "p.toml", manifest);
-        let err = plugins::find(&[plugins_dir.clone()], &PluginLimits::default())
+        let err = plugins::find(std::slice::from_ref(&plugins_dir), &PluginLimits::default())
             .expect_err(manifest)
             .to_string();
         assert!(err.contains("inside the manifest's folder"), "{err}");
@@ -263,12 +263,12 @@ fn manifest_paths_are_confined_to_the_plugin_folder() {
     {
         std::os::unix::fs::symlink(&outside, plugins_dir.join("link.py")).unwrap();
         write(&plugins_dir, "p.toml", "python = \"link.py\"\n");
-        let err = plugins::find(&[plugins_dir.clone()], &PluginLimits::default())
+        let err = plugins::find(std::slice::from_ref(&plugins_dir), &PluginLimits::default())
             .unwrap_err()
             .to_string();
         assert!(err.contains("leads out of the plugin folder"), "{err}");
         std::fs::remove_file(plugins_dir.join("p.toml")).unwrap();
-        let err = plugins::find(&[plugins_dir.clone()], &PluginLimits::default())
+        let err = plugins::find(std::slice::from_ref(&plugins_dir), &PluginLimits::default())
             .unwrap_err()
             .to_string();
         assert!(err.contains("leads out of the plugin folder"), "{err}");

@@ -12,6 +12,7 @@ use tch::{Kind, Tensor};
 
 use super::{
     group_advantages, is_scored, policy_loss, AdvantageOptions, GroupAdvantages, PolicyLossOptions,
+    MIN_SCORED_PER_GROUP,
 };
 use crate::logprobs::{
     backward_by_chunks, bucketed_micro_batches, frozen_pass, token_logprobs_at, MicroBatching,

@@ -194,7 +194,7 @@ mod tests {
     #[test]
     fn teachers_are_cached_within_the_budget() {
         let (mut none, one, _d) = pool(0, Precision::F32);
-        score(&mut none, "a");
+        let _ = score(&mut none, "a");
         assert_eq!(none.resident(), 0);
         let (mut room_for_one, _, copy) = pool(one, Precision::F32);
         let first = score(&mut room_for_one, "a");
@@ -204,7 +204,7 @@ mod tests {
             f64::try_from((first - again).abs().max()).expect("scalar"),
             0.0
         );
-        score(&mut room_for_one, "b");
+        let _ = score(&mut room_for_one, "b");
         assert_eq!(room_for_one.resident(), 1);
         assert!(room_for_one.loaded.contains_key(copy.path()));
     }
@@ -213,7 +213,7 @@ mod tests {
     #[test]
     fn teachers_load_in_the_training_precision() {
         let (mut bf16, one, _d) = pool(u64::MAX, Precision::Bf16);
-        score(&mut bf16, "a");
+        let _ = score(&mut bf16, "a");
         let teacher = bf16.loaded.values().next().expect("resident");
         assert_eq!(teacher.kind(), Kind::BFloat16);
         assert_eq!(teacher.parameter_bytes() * 2, one);
