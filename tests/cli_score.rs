@@ -332,7 +332,7 @@ fn check_passes_on_stored_scores_and_fails_with_a_diff_on_mismatch() {
     assert_eq!(o.status.code(), Some(1));
     let diff = String::from_utf8_lossy(&o.stdout);
     assert!(diff.contains("input line 2 (id \"b\")"), "{diff}");
-    assert!(diff.contains("reward: expected 1, got 0"), "{diff}");
+    assert!(diff.contains("reward: expected 1.0, got 0.0"), "{diff}");
     assert!(
         diff.contains(r#"details.error: expected "something else", got "missing field `answer`""#),
         "{diff}"

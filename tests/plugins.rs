@@ -349,7 +349,15 @@ fn failures_while_scoring_are_reward_zero_with_the_reason_and_nothing_is_lost() 
         if *kind == "ok" {
             assert_eq!(results[i]["reward"], 0.5, "{}", results[i]);
         } else {
-            assert_eq!(results[i]["reward"], 0.0, "{}", results[i]);
+            // A model's own fault is a 0; the plugin's (a crash, a limit) is no
+            // verdict at all: `reward: null` with `details.failed`.
+            let failed = results[i]["details"]["failed"] == true;
+            let want = if failed {
+                Value::Null
+            } else {
+                serde_json::json!(0.0)
+            };
+            assert_eq!(results[i]["reward"], want, "{}", results[i]);
             assert!(!error(i).is_empty(), "{kind}: {}", results[i]);
         }
     }

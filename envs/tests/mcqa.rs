@@ -217,7 +217,8 @@ proptest! {
         value["expected_answer"] = json!(gold.clone());
         value["template_metadata"] = json!({"output_regex": ["Option:\\s*([A-D])", "(?i)final: (.)"]});
         let reward = check(&Sample::new(value))?;
-        prop_assert!(reward.error_message().is_none());
+        // The only error a well-formed row can get: a response cut off inside `<think>`.
+        prop_assert!(reward.error_message().is_none_or(|e| e.starts_with("truncated")));
         if reward.score == 1.0 {
             prop_assert_eq!(reward.details["extracted"].as_str(), Some(gold.as_str()));
         }

@@ -189,7 +189,8 @@ proptest! {
         response in response_strategy(),
     ) {
         let r = score(&row(&response, gt()));
-        prop_assert!(r.error_message().is_none(), "{:?}", r);
+        // The only error a well-formed row can get: a response cut off inside `<think>`.
+        prop_assert!(r.error_message().is_none_or(|e| e.starts_with("truncated")), "{:?}", r);
         prop_assert!(r.details.contains_key("verdict"));
     }
 }

@@ -175,6 +175,18 @@ fn aggregate_metrics_waits_its_turn_in_the_queue() {
         let body = json!({"env": "gate", "samples": [gate_sample("a", "aggregate")]}).to_string();
         std::thread::spawn(move || server.post("/v1/score", &body))
     };
+    // The gate sample holds the one place first (else an early aggregate would take
+    // it, and the holder would be the one refused).
+    for _ in 0..2000 {
+        if server
+            .get("/metrics")
+            .body
+            .contains("cascade_queue_depth 1")
+        {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
     let body = json!({"verify_responses": [{"_ng_task_index": 0, "reward": 1.0}]}).to_string();
     let mut refused = false;
     for _ in 0..500 {
@@ -191,7 +203,16 @@ fn aggregate_metrics_waits_its_turn_in_the_queue() {
         refused,
         "/aggregate_metrics was never refused by a full queue"
     );
-    let reply = server.post("/math/aggregate_metrics", &body);
+    // The holder's answer can reach it a moment before its share of the queue is
+    // given back: poll, bounded.
+    let mut reply = server.post("/math/aggregate_metrics", &body);
+    for _ in 0..400 {
+        if reply.status != 429 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+        reply = server.post("/math/aggregate_metrics", &body);
+    }
     assert_eq!(
         reply.json()["key_metrics"]["mean/reward"],
         1.0,

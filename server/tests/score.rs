@@ -67,8 +67,10 @@ fn a_bad_sample_in_a_good_batch_gets_reward_zero_and_the_clis_error() {
         .unwrap()
         .create("math", &cascade_envs::EnvConfig::default())
         .unwrap();
-    for (sample, text) in samples.as_array().unwrap().iter().zip(&texts) {
-        let sample = cascade_envs::Sample::new(sample.clone());
+    // A sample is named by its id, else by its place in the batch (1-based), as a
+    // JSONL row without one is named by its line.
+    for (i, (sample, text)) in samples.as_array().unwrap().iter().zip(&texts).enumerate() {
+        let sample = cascade_envs::Sample::at_line(sample.clone(), i + 1);
         let line = cascade_envs::ResultLine::new(
             &sample,
             cascade_envs::score_guarded(env.as_ref(), &sample),

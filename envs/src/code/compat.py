@@ -70,12 +70,15 @@ def _cascade_compat():
         def exec_module(module):
             pass
 
+    # Imported before the finder is installed: importing inside `find_spec` would ask
+    # the finder itself for `importlib.util`, and recurse until the stack runs out.
+    from importlib.util import spec_from_loader
+
     class Finder:
         @staticmethod
         def find_spec(name, path=None, target=None):
-            import importlib.util
             if name == "resource":
-                return importlib.util.spec_from_loader(name, Shim)
+                return spec_from_loader(name, Shim)
             if name != "threading":
                 return None
             for finder in sys.meta_path:

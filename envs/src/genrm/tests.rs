@@ -203,17 +203,16 @@ fn server_errors_are_retried_and_refusals_are_not() {
     let refusing = ScriptedJudge::start(|_, _| (400, "unknown role response_1".into()));
     let rewards = env(&refusing.url, json!({})).score_group(&samples(&["good", "bad"]));
     assert_eq!(refusing.requests().len(), 1, "a 400 is not retried");
+    // No judge answered for either response: no verdict on the model, a failure.
     for r in &rewards {
         assert_eq!(r.details["judge_failures"], 1);
-        assert_eq!(r.details["genrm_score"], 3.0, "the default score");
+        assert!(r.is_failed(), "{r:?}");
+        assert!(r.details.get("genrm_score").is_none(), "{r:?}");
         assert!(
-            r.details["judge_error"]
-                .as_str()
-                .unwrap()
-                .contains("HTTP 400"),
+            r.details["error"].as_str().unwrap().contains("HTTP 400"),
             "{r:?}"
         );
-        assert_eq!(r.score, 0.5);
+        assert_eq!(r.score, 0.0, "a failure's placeholder score");
     }
 }
 
