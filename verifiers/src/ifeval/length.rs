@@ -25,34 +25,30 @@ pub(super) fn paragraph_divider() -> &'static Regex {
 /// first or last piece is ignored, an empty middle one fails.
 pub fn number_paragraphs(value: &str, expected: u64) -> bool {
     let pieces: Vec<&str> = paragraph_divider().split(value).collect();
-    let mut count = pieces.len() as u64;
-    for (i, piece) in pieces.iter().enumerate() {
-        if strip(piece).is_empty() {
-            if i == 0 || i == pieces.len() - 1 {
-                count -= 1;
-            } else {
-                return false;
-            }
-        }
-    }
-    count == expected
+    paragraph_count(&pieces) == Some(expected as usize)
 }
 
 /// `paragraphs:paragraphs2`: exactly two paragraphs split on `\n\n`; an empty
 /// first or last piece is ignored, an empty middle one fails.
 pub fn two_blank_line_paragraphs(value: &str) -> bool {
     let pieces: Vec<&str> = value.split("\n\n").collect();
+    paragraph_count(&pieces) == Some(2)
+}
+
+/// The paragraphs among `pieces`, the reference's way: an empty first or last piece
+/// is not one; an empty one in the middle makes the text fail (`None`).
+fn paragraph_count(pieces: &[&str]) -> Option<usize> {
+    let last = pieces.len().saturating_sub(1);
     let mut count = pieces.len();
     for (i, piece) in pieces.iter().enumerate() {
         if strip(piece).is_empty() {
-            if i == 0 || i == pieces.len() - 1 {
-                count -= 1;
-            } else {
-                return false;
+            if i != 0 && i != last {
+                return None;
             }
+            count -= 1;
         }
     }
-    count == 2
+    Some(count)
 }
 
 /// `\w` of the `regex` module, which is Unicode's (as in Rust's `regex`).
