@@ -39,12 +39,19 @@ settings=(
   "native, ATen default|CASCADE_NUMERICS=native ATEN_CPU_CAPABILITY=default"
 )
 
-# The test binaries, built once: "tests/NAME.rs (PATH)" in cargo's output.
-build_log=$(cargo test -p cascade-trainer --tests --no-run 2>&1) || { echo "$build_log"; exit 1; }
-binary() { grep -oE "tests/$1\.rs \([^)]+\)" <<< "$build_log" | sed -E 's/.*\((.*)\)/\1/'; }
-
+# The test binaries, built once as scripts/test builds them (--workspace: the same
+# features, so no rebuild), "tests/NAME.rs (.../deps/NAME-HASH)" in cargo's output, and
+# copied: a build during the long run cannot swap a binary between two cells.
+build_log=$(cargo test --workspace --tests --no-run 2>&1) || { echo "$build_log"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+binary() {
+  local built
+  built=$(grep -oE "tests/$1\.rs \([^)]*/deps/$1-[0-9a-f]+\)" <<< "$build_log" | sed -E 's/.*\((.*)\)/\1/')
+  [ -n "$built" ] || return 0
+  cp "$built" "$work/$1" && echo "$work/$1"
+}
+
 printf '| test | setting | result | trajectory hash | seconds |\n| --- | --- | --- | --- | --- |\n'
 for t in "${tests[@]}"; do
   bin=$(binary "${t%%:*}")
