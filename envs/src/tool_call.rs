@@ -127,20 +127,18 @@ impl Environment for ToolCallEnv {
             Err(e) => return Reward::error(e.to_string()),
         };
         let (source, calls) = predicted_calls(sample, &row);
-        // A text turn cut off while thinking has no final answer: an error.
-        let truncated = match (source, sample.final_answer()) {
-            ("response", Err(e)) => Some(e.to_string()),
-            _ => None,
-        };
-        let base = |r: Reward| {
-            let r = r
+        // A text turn cut off while thinking has no final answer: an error, whatever
+        // calls its thinking held (and even when none were expected).
+        if let ("response", Err(e)) = (source, sample.final_answer()) {
+            return Reward::error(e.to_string())
                 .with("source", source)
                 .with("reference", row.reference.field())
                 .with("expected", row.expected.len());
-            match &truncated {
-                Some(e) => r.with("error", e.as_str()),
-                None => r,
-            }
+        }
+        let base = |r: Reward| {
+            r.with("source", source)
+                .with("reference", row.reference.field())
+                .with("expected", row.expected.len())
         };
         let calls = match calls {
             Ok(calls) => calls,

@@ -8,7 +8,10 @@
 //!   `<extra_id_1>`, Gemma's `<end_of_turn>`, `</s>`): what follows is the model
 //!   talking to itself. A leading turn opener (`<|im_start|>assistant`) is skipped;
 //! - closed thinking: the final answer is the text after the last `</think>` (a
-//!   template that opens `<think>` in the prompt leaves only the closing tag);
+//!   template that opens `<think>` in the prompt leaves only the closing tag), less
+//!   the line breaks that separate it from the tag: they are the template's, as the
+//!   chat templates' own `content.split('</think>')[-1].lstrip('\n')` says. Kept,
+//!   they made IFEval's paragraph checks see an empty first paragraph;
 //! - a `<think>` that never closes means the response was cut off while thinking: it
 //!   has **no** final answer ([`AnswerStatus::Truncated`]; environments give reward 0
 //!   with `details.error` saying so), whatever tentative answers the thinking holds;
@@ -18,12 +21,12 @@
 //! - a response without thinking is all final answer.
 //!
 //! Pure and linear in the response length; the text is returned as a slice of the
-//! response, untrimmed (leading indentation matters to YAML and code).
+//! response, otherwise untrimmed (leading indentation matters to YAML and code).
 //!
 //! ```
 //! use cascade_verifiers::final_answer::{final_answer, AnswerStatus};
 //! let a = final_answer("<think>maybe \\boxed{8}</think>\nAnswer: 6<|im_end|>");
-//! assert_eq!(a.text(), Some("\nAnswer: 6"));
+//! assert_eq!(a.text(), Some("Answer: 6"));
 //! assert_eq!(a.status, AnswerStatus::AfterThinking);
 //! assert_eq!(final_answer("<think>so \\boxed{8}").text(), None);
 //! assert_eq!(final_answer("42").status, AnswerStatus::NoThinking);
@@ -133,7 +136,10 @@ pub fn final_answer(response: &str) -> FinalAnswer<'_> {
     }
     let body = before_end_token(body);
     let (after, closed) = match body.rfind(THINK_CLOSE) {
-        Some(at) => (&body[at + THINK_CLOSE.len()..], true),
+        Some(at) => (
+            body[at + THINK_CLOSE.len()..].trim_start_matches(['\n', '\r']),
+            true,
+        ),
         None => (body, false),
     };
     // A `<think>` after the last `</think>` (or with none) was opened and never closed.
@@ -234,7 +240,12 @@ mod tests {
         // A template that opened <think> in the prompt: only the close is generated.
         assert_eq!(
             text("draft \\boxed{1}\n</think>\n\\boxed{2}"),
-            Some("\n\\boxed{2}")
+            Some("\\boxed{2}")
+        );
+        // The line breaks after the tag are the template's; indentation is the answer's.
+        assert_eq!(
+            text("<think>a</think>\r\n\n  key: 1\n"),
+            Some("  key: 1\n")
         );
         assert_eq!(
             final_answer("<think>a</think>b").status,
