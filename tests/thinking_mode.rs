@@ -44,12 +44,20 @@ fn score(env: &str, dir: &Path, rows: &[Value]) -> Vec<Value> {
         .arg(&input)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{env}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{env}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(lines.len(), rows.len(), "{env}: one result line per input line");
+    assert_eq!(
+        lines.len(),
+        rows.len(),
+        "{env}: one result line per input line"
+    );
     lines
 }
 
@@ -97,15 +105,26 @@ fn check_env(env: &str, lines: &[Value]) {
         };
         let id = &bare["id"];
         // Calls read from output items (not the text) are graded without the text.
-        if bare["details"]["source"].as_str().is_some_and(|s| s != "response") {
+        if bare["details"]["source"]
+            .as_str()
+            .is_some_and(|s| s != "response")
+        {
             continue;
         }
-        assert_eq!(reward(closed), reward(bare), "{env} {id}: closed thinking of decoys");
+        assert_eq!(
+            reward(closed),
+            reward(bare),
+            "{env} {id}: closed thinking of decoys"
+        );
         assert_eq!(
             closed["details"], bare["details"],
             "{env} {id}: closed thinking changes the details"
         );
-        assert_eq!(reward(inside), reward(other), "{env} {id}: answer inside thinking");
+        assert_eq!(
+            reward(inside),
+            reward(other),
+            "{env} {id}: answer inside thinking"
+        );
         assert_eq!(reward(unclosed), Some(0.0), "{env} {id}: unclosed thinking");
         // A malformed row keeps its own error; any other names the cut-off thinking.
         let error = unclosed["details"]["error"].as_str().unwrap_or_default();
@@ -149,6 +168,9 @@ fn every_environment_grades_only_the_final_answer_after_thinking() {
         "tool_call",
     ];
     for env in expected {
-        assert!(covered.iter().any(|c| c == env), "{env} not covered: {covered:?}");
+        assert!(
+            covered.iter().any(|c| c == env),
+            "{env} not covered: {covered:?}"
+        );
     }
 }

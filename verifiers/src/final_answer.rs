@@ -243,10 +243,7 @@ mod tests {
             Some("\\boxed{2}")
         );
         // The line breaks after the tag are the template's; indentation is the answer's.
-        assert_eq!(
-            text("<think>a</think>\r\n\n  key: 1\n"),
-            Some("  key: 1\n")
-        );
+        assert_eq!(text("<think>a</think>\r\n\n  key: 1\n"), Some("  key: 1\n"));
         assert_eq!(
             final_answer("<think>a</think>b").status,
             AnswerStatus::AfterThinking
