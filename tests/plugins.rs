@@ -554,3 +554,41 @@ fn a_recipe_stage_trains_on_the_three_example_plugins() {
     // The toy model answers sums: the plugins score them well above zero.
     assert!(steps[0]["reward_mean"].as_f64().unwrap() > 0.2, "{metrics}");
 }
+
+/// A plugin that loops on heavy host calls is stopped at its own time limit: each call
+/// is charged to it (1 ms plus its request bytes), and the host's time on its calls may
+/// not pass the limit. Before, such a loop ran ~27 s against a 2 s limit.
+#[test]
+fn a_plugin_looping_on_heavy_host_calls_stops_at_its_time_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let plugins = dir.path().join("plugins");
+    std::fs::create_dir(&plugins).unwrap();
+    let plugin = r#"
+import cascade_plugin
+
+ITEMS = ", ".join(["1"] * 1000)
+HEAVY = "base: &b [" + ITEMS + "]\nrefs:\n" + "  - *b\n" * 2000
+
+def verify(sample):
+    row = {"id": "h", "response": HEAVY, "schema_type": "yaml",
+           "schema_str": "{\"type\": \"object\"}"}
+    while True:
+        cascade_plugin.score("structured_output", row)
+"#;
+    std::fs::write(plugins.join("host_loop.py"), plugin).unwrap();
+    let manifest = "python = \"host_loop.py\"\n[limits]\ntime_s = 0.5\n";
+    std::fs::write(plugins.join("host_loop.toml"), manifest).unwrap();
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(&input, "{\"id\": \"1\", \"response\": \"x\"}\n").unwrap();
+    let started = std::time::Instant::now();
+    let out = score(&plugins, "host_loop", &input, &[]);
+    let took = started.elapsed();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let result = &lines(&out.stdout)[0];
+    let error = result["details"]["error"].as_str().unwrap_or_default();
+    assert!(error.contains("time limit"), "{result}");
+    assert_eq!(result["reward"], Value::Null, "the plugin's limit is a failure: {result}");
+    // A bound on a hang, not a speed target: the loop ran 27 s before, and the
+    // wall-clock backstop alone would allow 10 x 0.5 s + 5 s.
+    assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+}
