@@ -587,7 +587,11 @@ def verify(sample):
     let result = &lines(&out.stdout)[0];
     let error = result["details"]["error"].as_str().unwrap_or_default();
     assert!(error.contains("time limit"), "{result}");
-    assert_eq!(result["reward"], Value::Null, "the plugin's limit is a failure: {result}");
+    assert_eq!(
+        result["reward"],
+        Value::Null,
+        "the plugin's limit is a failure: {result}"
+    );
     // A bound on a hang, not a speed target: the loop ran 27 s before, and the
     // wall-clock backstop alone would allow 10 x 0.5 s + 5 s.
     assert!(took < std::time::Duration::from_secs(10), "{took:?}");

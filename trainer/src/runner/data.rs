@@ -31,16 +31,11 @@ pub struct EnvData {
 
 impl EnvData {
     /// Scores `response` for row `i`: the row plus `"response"`, through the guarded
-    /// scoring path, so a panicking or misbehaving environment costs this sample
-    /// (reward 0, the fault printed) and never the step. A sample that could not be
-    /// scored counts 0 here (evaluation); GRPO uses [`EnvData::reward`].
-    pub fn score(&self, i: usize, response: &str) -> f64 {
-        self.reward(i, response).unwrap_or(0.0)
-    }
-
-    /// As [`EnvData::score`], but `None` for a sample that could not be scored
+    /// scoring path, so a panicking or misbehaving environment costs this sample (the
+    /// fault printed) and never the step. `None` for a sample that could not be scored
     /// (`Reward::failed`: a scorer panic or limit, a plugin crash, no judge), which
-    /// GRPO leaves out of its advantages and loss rather than count as a 0.
+    /// GRPO leaves out of its advantages and loss, and evaluation out of its mean,
+    /// rather than count as a 0.
     pub fn reward(&self, i: usize, response: &str) -> Option<f64> {
         let sample = self.rows[i].with_field("response", Value::String(response.to_owned()));
         let guarded = guard(self.env.as_ref(), &sample);
@@ -56,7 +51,7 @@ impl EnvData {
 
     /// Scores `responses`, all answers to row `i`, together: an environment whose
     /// reward compares a group's responses (`Environment::group`, e.g. `genrm`).
-    /// Guarded as [`EnvData::score`]; `None` for environments that score alone. A
+    /// Guarded as [`EnvData::reward`]; `None` for environments that score alone. A
     /// response that could not be scored (every judge call failed) is
     /// [`crate::grpo::UNSCORED`].
     pub fn score_group(&self, i: usize, responses: &[String]) -> Option<Vec<f64>> {
@@ -325,8 +320,8 @@ pub(crate) mod tests {
     fn a_faulty_environment_costs_one_sample_never_the_step() {
         let data = faulty_data("faulty");
         let responses = ["ok", "panic", "ok", "nan", "no"];
-        let rewards: Vec<f64> = responses.iter().map(|r| data.score(0, r)).collect();
-        assert_eq!(rewards, [1.0, 0.0, 1.0, 0.0, 0.0]);
+        let rewards: Vec<Option<f64>> = responses.iter().map(|r| data.reward(0, r)).collect();
+        assert_eq!(rewards, [Some(1.0), None, Some(1.0), None, Some(0.0)]);
     }
 
     #[test]

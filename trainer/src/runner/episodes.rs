@@ -3,11 +3,17 @@
 //! the guarded calls (`guard_start`, `guard_step`, `guard_finish`), so a faulty
 //! environment costs its conversation, never the step; its tool results are rendered
 //! by the chat template. A single-turn row in the same batch is a conversation of one
-//! turn, scored as [`EnvData::score`] scores it.
+//! turn, scored as [`EnvData::reward`] scores it.
+//!
+//! A conversation that could not be scored (an environment fault or limit, a failed
+//! judge, a template that cannot render tool results) ends [`UNSCORED`], which GRPO
+//! leaves out of its advantages and loss and evaluation leaves out of its mean; a
+//! model's own error stays a 0.
 
-use cascade_envs::{guard_finish, guard_start, guard_step, Fault, Session, Turn};
+use cascade_envs::{guard_finish, guard_start, guard_step, Fault, Reward, Session, Turn};
 
 use super::data::EnvData;
+use crate::grpo::UNSCORED;
 use crate::sampling::multi_turn::Episode;
 use crate::tokenizer::TextTokenizer;
 
@@ -35,7 +41,7 @@ impl<'a> EnvEpisode<'a> {
                 Ok(session) => State::Talking(session),
                 Err(refused) => {
                     report(data, row, refused.fault.as_ref());
-                    State::Over(0.0)
+                    State::Over(score_of(&refused.reward))
                 }
             },
         };
@@ -52,22 +58,31 @@ impl<'a> EnvEpisode<'a> {
     fn talk(&mut self, text: &str, stop: Option<i64>) -> Result<Vec<i64>, f64> {
         let (data, row) = (self.data, self.row);
         let (State::Talking(session), Some(env)) = (&mut self.state, data.env.multi_turn()) else {
-            return Err(0.0);
+            return Err(UNSCORED);
         };
         let guarded = guard_step(env, session, text);
         report(data, row, guarded.fault.as_ref());
         match guarded.turn {
-            Turn::Done(reward) => Err(reward.score),
+            Turn::Done(reward) => Err(score_of(&reward)),
             Turn::ToolResults(results) => self
                 .tokenizer
                 .render_tool_results(&results, stop, data.enable_thinking)
                 .and_then(|text| self.tokenizer.encode(&text))
                 .map_err(|e| {
                     // The template cannot render tool results: a setup error, shown.
-                    eprintln!("[{}] row {row}: {e}; reward 0", data.domain);
-                    0.0
+                    eprintln!("[{}] row {row}: {e}; not scored", data.domain);
+                    UNSCORED
                 }),
         }
+    }
+}
+
+/// A reward's score, or [`UNSCORED`] when it is a failure rather than a verdict.
+fn score_of(reward: &Reward) -> f64 {
+    if reward.is_failed() {
+        UNSCORED
+    } else {
+        reward.score
     }
 }
 
@@ -75,7 +90,7 @@ impl<'a> EnvEpisode<'a> {
 fn report(data: &EnvData, row: usize, fault: Option<&Fault>) {
     if let Some(fault) = fault {
         eprintln!(
-            "[{}] row {row}: environment fault {fault:?}; reward 0",
+            "[{}] row {row}: environment fault {fault:?}; not scored",
             data.domain
         );
     }
@@ -86,7 +101,7 @@ impl Episode for EnvEpisode<'_> {
         let text = self.tokenizer.decode(turn).unwrap_or_default();
         let outcome = match self.state {
             State::Over(_) => return None,
-            State::OneTurn => Err(self.data.score(self.row, &text)),
+            State::OneTurn => Err(self.data.reward(self.row, &text).unwrap_or(UNSCORED)),
             State::Talking(_) => self.talk(&text, stop),
         };
         match outcome {
@@ -104,15 +119,15 @@ impl Episode for EnvEpisode<'_> {
                 Some(env) => {
                     let guarded = guard_finish(env, session);
                     report(self.data, self.row, guarded.fault.as_ref());
-                    guarded.reward.score
+                    score_of(&guarded.reward)
                 }
-                None => 0.0,
+                None => UNSCORED,
             },
             // A response cut at the cap is scored as it stands, as single-turn
             // sampling scores it (the stage's `unfinished` setting decides the rest).
             State::OneTurn => {
                 let text = self.tokenizer.decode(unfinished_turn).unwrap_or_default();
-                self.data.score(self.row, &text)
+                self.data.reward(self.row, &text).unwrap_or(UNSCORED)
             }
             State::Over(score) => *score,
         };

@@ -7,6 +7,7 @@ use rayon::prelude::*;
 
 use super::data::EnvData;
 use super::episodes::episodes;
+use crate::grpo::{is_scored, UNSCORED};
 use crate::model::Transformer;
 use crate::sampling::multi_turn::{generate_episodes, TurnLimits};
 use crate::sampling::{generate, SamplingParams};
@@ -33,7 +34,9 @@ fn greedy(tokenizer: &TextTokenizer, max_new_tokens: usize) -> SamplingParams {
     }
 }
 
-/// Mean reward of greedy responses over every row of `data`.
+/// Mean reward of greedy responses over the rows of `data` that could be scored; a
+/// row that could not (an environment failure, not the model's error) is left out of
+/// the mean, as GRPO leaves it out of the loss, and counted on stderr.
 pub fn evaluate(
     model: &Transformer,
     tokenizer: &TextTokenizer,
@@ -46,22 +49,35 @@ pub fn evaluate(
         max_turns: EVAL_MAX_TURNS,
         max_tokens: max_new_tokens * EVAL_MAX_TURNS,
     };
-    let mut total = 0.0;
+    let mut rewards = Vec::with_capacity(data.prompts.len());
     for (chunk_index, chunk) in data.prompts.chunks(EVAL_BATCH).enumerate() {
         let first = chunk_index * EVAL_BATCH;
         if data.env.multi_turn().is_some() {
             let picks: Vec<(usize, usize)> = (first..first + chunk.len()).map(|r| (0, r)).collect();
             let mut episodes = episodes(std::slice::from_ref(data), &picks, 1, tokenizer);
             generate_episodes(model, chunk, 1, &params, limits, &mut episodes, &decode);
-            total += episodes.iter().map(|e| e.reward()).sum::<f64>();
+            rewards.extend(episodes.iter().map(|e| e.reward()));
             continue;
         }
         let g = generate(model, chunk, &params, &decode);
         for (k, ids) in g.completions.iter().enumerate() {
-            total += data.score(first + k, &decode(ids));
+            rewards.push(data.reward(first + k, &decode(ids)).unwrap_or(UNSCORED));
         }
     }
-    total / data.prompts.len().max(1) as f64
+    scored_mean(&data.domain, &rewards)
+}
+
+/// The mean of the scored rewards (0 when none is), saying how many were not scored.
+fn scored_mean(domain: &str, rewards: &[f64]) -> f64 {
+    let scored: Vec<f64> = rewards.iter().copied().filter(|r| is_scored(*r)).collect();
+    let unscored = rewards.len() - scored.len();
+    if unscored > 0 {
+        eprintln!(
+            "[{domain}] eval: {unscored} of {} rows could not be scored; left out of the mean",
+            rewards.len()
+        );
+    }
+    scored.iter().sum::<f64>() / scored.len().max(1) as f64
 }
 
 /// Greedy responses to every prompt of `data`, in order.
@@ -143,5 +159,17 @@ fn win(mine: f64, theirs: f64) -> f64 {
         Some(std::cmp::Ordering::Greater) => 1.0,
         Some(std::cmp::Ordering::Equal) | None => 0.5,
         _ => 0.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_that_could_not_be_scored_are_left_out_of_the_mean() {
+        assert_eq!(scored_mean("d", &[1.0, UNSCORED, 0.0, 1.0]), 2.0 / 3.0);
+        assert_eq!(scored_mean("d", &[UNSCORED, UNSCORED]), 0.0);
+        assert_eq!(scored_mean("d", &[]), 0.0);
     }
 }

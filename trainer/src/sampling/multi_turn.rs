@@ -43,7 +43,8 @@ pub trait Episode: Send {
     /// turn or token limit was reached after a turn the episode answered (it is empty).
     fn stop(&mut self, unfinished_turn: &[i64]);
 
-    /// The conversation's reward, once it is over (MOPD samples without one).
+    /// The conversation's reward, once it is over (MOPD samples without one);
+    /// [`crate::grpo::UNSCORED`] when it could not be scored.
     fn reward(&self) -> f64;
 }
 
