@@ -31,6 +31,7 @@ import io
 import itertools
 import linecache
 import math
+import operator
 import os
 import re
 import shutil
@@ -100,8 +101,11 @@ def marker(text, nonce):
 def watched_state():
     """What decides a verdict besides the guard: the runner's globals, its classes'
     and functions' code, unittest's result machinery, the stand-in pytest module and
-    builtins. Each entry: (label, mapping, its items, names that must not appear), or
-    (label, function, its code and defaults, None)."""
+    builtins. Each entry: (label, mapping, its keys, their values, names that must
+    not appear), or (label, function, (), its code and defaults, None). Keys and values
+    are kept apart so that the check runs in C (`map` over `dict.get`, `operator.is_`):
+    checked in a Python loop, the ~1,500 entries cost ~0.4 ms per test, which tripled
+    the stand-in's time on a 455-test suite."""
     import builtins
 
     # A name added to the runner's globals would shadow the builtin of that name in
@@ -120,8 +124,8 @@ def watched_state():
     functions = [v for v in globals().values() if inspect.isfunction(v)]
     for c in classes:
         functions += [v for v in vars(c).values() if inspect.isfunction(v)]
-    parts = [(label, m, tuple(m.items()), banned) for label, m, banned in entries]
-    parts += [(f.__qualname__, f, (f.__code__, f.__defaults__, f.__kwdefaults__), None)
+    parts = [(label, m, tuple(m), tuple(m.values()), banned) for label, m, banned in entries]
+    parts += [(f.__qualname__, f, (), (f.__code__, f.__defaults__, f.__kwdefaults__), None)
               for f in functions]
     protected = {id(o) for o in classes + functions}
     return parts, protected
@@ -137,8 +141,9 @@ def arm_guard(nonce, ids):
     and writes the summary itself, with the nonce, at the end. Any tampering it sees
     is written out at once (it cannot be taken back) and voids the run."""
     # Builtins the hook uses are bound here: the code under test may replace them.
-    write, getframe, error, length, pairs, anyof, ident, text = (
-        os.write, sys._getframe, RuntimeError, len, zip, any, id, str)
+    write, getframe, error, length, pairs, anyof, allof, ident, text = (
+        os.write, sys._getframe, RuntimeError, len, zip, any, all, id, str)
+    each, same, repeat = map, operator.is_, itertools.repeat
     try:
         out = os.dup(1)  # stdout, whatever a test later does to descriptor 1
     except (OSError, AttributeError):
@@ -155,20 +160,31 @@ def arm_guard(nonce, ids):
         tampered.append(what)
         write(out, f"\n{tamper_marker[:-4]}: {what} ===\n".encode("utf-8", "replace"))
 
-    def changed():
-        for label, mapping, items, banned in watched:
+    def changed(functions_too):
+        # Reading a function's __code__ is itself an audit event that comes back to
+        # the hook; assigning one is refused at once (`protected`). So functions are
+        # compared once, at the end, and mappings at every report, in C.
+        for label, mapping, keys, values, banned in watched:
             if banned is None:
-                now = (mapping.__code__, mapping.__defaults__, mapping.__kwdefaults__)
-                if anyof(a is not b for a, b in pairs(now, items)):
-                    return label
+                if functions_too:
+                    now = (mapping.__code__, mapping.__defaults__, mapping.__kwdefaults__)
+                    if not allof(each(same, now, values)):
+                        return label
                 continue
-            for key in banned:
-                if key in mapping:
-                    return f"{label}.{key}"
-            for key, value in items:
-                if mapping.get(key, missing) is not value:
-                    return f"{label}.{key}"
+            if anyof(each(mapping.__contains__, banned)) or not allof(
+                each(same, each(mapping.get, keys, repeat(missing)), values)
+            ):
+                return label + which_key(mapping, keys, values, banned)
         return None
+
+    def which_key(mapping, keys, values, banned):
+        for key in banned:
+            if key in mapping:
+                return f".{key}"
+        for key, value in pairs(keys, values):
+            if mapping.get(key, missing) is not value:
+                return f".{key}"
+        return ""
 
     def hook(event, args):
         if event in refused:
@@ -197,7 +213,11 @@ def arm_guard(nonce, ids):
         if getframe(1) is not main_frame:
             tamper(f"{event} from outside the runner")
             raise error("only the runner reports outcomes")
-        what = changed()
+        busy.append(event)  # the check's own audited reads are not the tests'
+        try:
+            what = changed(event == END_EVENT)
+        finally:
+            busy.pop()
         if what is not None and f"{what} was changed" not in tampered:
             tamper(f"{what} was changed")
         if event == RESULT_EVENT:
