@@ -71,8 +71,10 @@ fn smollm2_prompts_and_greedy_continuations_match_transformers() {
 /// the `math` environment's arithmetic rows, from the converted checkpoint. Rewards
 /// come from the real env, the loss's gradient is finite, and responses end at the
 /// eos before the cap (the only stop criterion here).
+// 128 new tokens: SmolLM2 reasons a few sentences before its answer, and at a 48-token
+// cap every sampled response was cut (pinned numerics: the same responses on every
+// x86-64 CPU, so the cap is a fixed fact of this test, not a flake). ~65 s on 1 thread.
 #[test]
-#[ignore = "sampled SmolLM2 answers can run to the 48-token cap: not yet sized for CI (README, tests that are not in CI)"]
 fn two_grpo_steps_on_smollm2_with_a_real_env() {
     let dir = common::smollm2_dir();
     let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../datasets/math");
@@ -96,7 +98,7 @@ steps = 2
 lr = 1e-6
 prompts_per_step = 2
 group_size = 2
-max_new_tokens = 48
+max_new_tokens = 128
 temperature = 0.7
 [[stage.env]]
 name = "math"
@@ -119,8 +121,9 @@ dataset = "{data}/arithmetic.train.jsonl"
         let figure = |k: &str| m[k].as_f64().unwrap_or(f64::NAN);
         assert!(figure("grad_norm").is_finite(), "{m}");
         assert!((0.0..=1.0).contains(&figure("reward_mean")), "{m}");
+        assert!(m["reward_mean_by_domain"]["math"].is_number(), "rewards from the math env: {m}");
         assert!(
-            figure("response_len_mean") < 48.0,
+            figure("response_len_mean") < 128.0,
             "no response stopped: {m}"
         );
     }
