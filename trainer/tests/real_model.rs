@@ -121,7 +121,10 @@ dataset = "{data}/arithmetic.train.jsonl"
         let figure = |k: &str| m[k].as_f64().unwrap_or(f64::NAN);
         assert!(figure("grad_norm").is_finite(), "{m}");
         assert!((0.0..=1.0).contains(&figure("reward_mean")), "{m}");
-        assert!(m["reward_mean_by_domain"]["math"].is_number(), "rewards from the math env: {m}");
+        assert!(
+            m["reward_mean_by_domain"]["math"].is_number(),
+            "rewards from the math env: {m}"
+        );
         assert!(
             figure("response_len_mean") < 128.0,
             "no response stopped: {m}"
