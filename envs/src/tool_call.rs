@@ -127,19 +127,16 @@ impl Environment for ToolCallEnv {
             Err(e) => return Reward::error(e.to_string()),
         };
         let (source, calls) = predicted_calls(sample, &row);
-        // A text turn cut off while thinking has no final answer: an error, whatever
-        // calls its thinking held (and even when none were expected).
-        if let ("response", Err(e)) = (source, sample.final_answer()) {
-            return Reward::error(e.to_string())
-                .with("source", source)
-                .with("reference", row.reference.field())
-                .with("expected", row.expected.len());
-        }
         let base = |r: Reward| {
             r.with("source", source)
                 .with("reference", row.reference.field())
                 .with("expected", row.expected.len())
         };
+        // A text turn cut off while thinking has no final answer: an error, whatever
+        // calls its thinking held (and even when none were expected).
+        if let ("response", Err(e)) = (source, sample.final_answer()) {
+            return base(Reward::error(e.to_string()));
+        }
         let calls = match calls {
             Ok(calls) => calls,
             Err(reason) => {
