@@ -84,6 +84,8 @@ proptest! {
         "e", "i", ",", "=", "<", "\\le", "\\pm", "!", "\\%", "\\left(", "\\right)", "\\{",
         "\\}", "\\cup", "&", "\\\\", "\\begin{pmatrix}", "\\end{pmatrix}", "\\text{", "|",
         "\\infty", "-", "+", "\\cdot", "/", "0.5", "\\ln", "\\sin", "^{", "\\boxed{",
+        " if ", "otherwise", ". ", "$", "\\(", "\\)", "</think>", "<think>", "\n",
+        "The final answer is ", "\\boxed ", "é", "\\dfrac",
     ]), 0..60)) {
         let s: String = parts.concat();
         let _ = check(&s, "x^2");

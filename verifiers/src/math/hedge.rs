@@ -34,6 +34,10 @@ pub(super) fn conditional_values(text: &str, boxes: &[(usize, usize, &str)]) -> 
     let mut values: Vec<&str> = Vec::new();
     let mut previous_end = 0;
     for &(start, end, inner) in boxes {
+        // A box nested in the previous one is part of that one's value.
+        if start < previous_end {
+            continue;
+        }
         let clause = clause_before(&text[previous_end..start]);
         let conditional =
             opens_with(clause, &BEFORE) || opens_with(words_after(&text[end..]), &AFTER);
@@ -106,6 +110,17 @@ mod tests {
         assert!(hedged(
             "\\(\\boxed{2}\\) (when $a>0$) or \\(\\boxed{3}\\) when $a<0$."
         ));
+    }
+
+    #[test]
+    fn nested_boxes_are_read_without_slicing_backwards() {
+        // Found by `latex_soup_never_panics` in CI: the inner box starts before the
+        // outer one ends.
+        let soup =
+            "\\boxed{\\boxed{\\begin{pmatrix}\\ln}\\pi\\le<+2},^,]\\right)\\{ix\\infty&[\\cup<\\}";
+        let _ = extract_answer(soup);
+        assert!(!hedged("\\boxed{\\boxed{3} if x} if y"));
+        assert!(hedged("\\boxed{3 \\boxed{1}} if x, \\boxed{4} if y"));
     }
 
     #[test]
