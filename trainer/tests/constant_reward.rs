@@ -13,7 +13,7 @@ use cascade_trainer::grpo::step::grpo_step;
 use cascade_trainer::metrics::MetricsLog;
 use cascade_trainer::model::Transformer;
 use cascade_trainer::recipe::{Algorithm, StageCommon};
-use cascade_trainer::runner::data::load_env_data;
+use cascade_trainer::runner::data::{load_env_data, EnvSource};
 use cascade_trainer::runner::stage::{draw, run_steps, AlgorithmStep, StageContext, StepInput};
 use cascade_trainer::runner::RunError;
 use cascade_trainer::toy::bench::ToyTask;
@@ -61,18 +61,14 @@ fn constant_rewards_filter_every_group_and_leave_the_weights_unchanged() {
         .expect("warm toy model");
     policy.set_trainable(true);
     let registry = Registry::discover().expect("registry");
-    let data = vec![load_env_data(
-        &registry,
-        &task.tokenizer,
-        None,
-        "addition",
-        "addition",
-        &toml::Table::new(),
-        &assets.join("addition/train.jsonl"),
-        Some(16),
-        1.0,
-    )
-    .expect("addition rows")];
+    let config = toml::Table::new();
+    let dataset = assets.join("addition/train.jsonl");
+    let source = EnvSource {
+        limit: Some(16),
+        ..EnvSource::file("addition", "addition", &config, &dataset)
+    };
+    let data =
+        vec![load_env_data(&registry, &task.tokenizer, None, &source).expect("addition rows")];
     let stage: StageCommon =
         toml::from_str("name = \"constant\"\nsteps = 3\nlr = 0.1\nprompts_per_step = 4")
             .expect("stage keys");

@@ -30,7 +30,7 @@ use cascade_trainer::grpo::AdvantageOptions;
 use cascade_trainer::logprobs::MicroBatching;
 use cascade_trainer::model::{ModelConfig, Transformer};
 use cascade_trainer::optim::AdamW;
-use cascade_trainer::runner::data::{load_env_data, EnvData};
+use cascade_trainer::runner::data::{load_env_data, EnvData, EnvSource};
 use cascade_trainer::runner::episodes::episodes;
 use cascade_trainer::runner::evaluate::evaluate;
 use cascade_trainer::sampling::multi_turn::TurnLimits;
@@ -76,10 +76,8 @@ fn load(dir: &Path, name: &str, rows: &[Value], tokenizer: &TextTokenizer) -> En
     std::fs::write(&path, text).expect("write rows");
     let registry = Registry::discover().expect("registry");
     let config = toml::Table::new();
-    load_env_data(
-        &registry, tokenizer, None, "lookup", "lookup", &config, &path, None, 1.0,
-    )
-    .expect("lookup rows load")
+    let source = EnvSource::file("lookup", "lookup", &config, &path);
+    load_env_data(&registry, tokenizer, None, &source).expect("lookup rows load")
 }
 
 fn call(key: &str) -> String {

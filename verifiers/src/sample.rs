@@ -105,8 +105,8 @@ impl Sample {
     }
 
     /// The id as it should be echoed in the result line: `id` as given, whatever its
-    /// type (a bad id is still traceable), else Gym's `uuid`, else the line number,
-    /// else null.
+    /// type (a bad id is still traceable), else Gym's `uuid`, else SWE-bench's
+    /// `instance_id`, else the line number, else null.
     pub fn id_value(&self) -> Value {
         ID_FIELDS
             .iter()
@@ -124,8 +124,8 @@ impl Sample {
         }
     }
 
-    /// Checks the ids the row carries: each of `id` and `uuid` is absent, null, a
-    /// string or an integer.
+    /// Checks the ids the row carries: each of `id`, `uuid` and `instance_id` is
+    /// absent, null, a string or an integer.
     pub fn validate_id(&self) -> Result<(), FieldError> {
         for field in ID_FIELDS {
             match self.get(field) {
@@ -218,7 +218,9 @@ impl Sample {
 }
 
 /// The fields that name a row, in order of precedence: cascade's `id`, Gym's `uuid`.
-const ID_FIELDS: [&str; 2] = ["id", "uuid"];
+/// The fields that identify a row, first found wins: ours and Gym's `id`, Gym's mcqa
+/// `uuid`, SWE-bench's (and SWE-Gym's, SWE-RL's) `instance_id`.
+const ID_FIELDS: [&str; 3] = ["id", "uuid", "instance_id"];
 
 /// The JSON type of a value, for error messages.
 pub fn type_name(v: &Value) -> &'static str {
@@ -248,6 +250,10 @@ mod tests {
             (
                 r#"{"uuid": "3c26", "response": "x"}"#,
                 serde_json::json!("3c26"),
+            ),
+            (
+                r#"{"instance_id": "astropy__astropy-12907", "response": "x"}"#,
+                serde_json::json!("astropy__astropy-12907"),
             ),
             (r#"{"id": null, "response": "x"}"#, serde_json::json!(7)),
             (r#"{"response": "x"}"#, serde_json::json!(7)),

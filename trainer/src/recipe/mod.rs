@@ -20,6 +20,7 @@
 //! Everything is validated before any work starts, and errors name the bad key
 //! (`stage[2].lr`, `stage[0].env[1].dataset`, …).
 
+mod route;
 mod stage;
 mod validate;
 
@@ -30,6 +31,7 @@ use thiserror::Error;
 
 use crate::device::{DeviceChoice, Precision};
 
+pub use route::{RowSelector, StageRoute};
 pub use stage::{GrpoStage, MopdStage, RmStage, Rollout, SftStage, StageCommon, StageSpec};
 
 #[derive(Debug, Error)]
@@ -196,11 +198,25 @@ pub struct StageEnv {
     pub config: toml::Table,
     /// SFT stages: the row field holding the reference response to learn.
     pub target: Option<String>,
+    /// Set for an env a `[[stage.route]]` stands for: the rows of `dataset` it reads.
+    #[serde(skip)]
+    pub select: Option<RowSelector>,
+    /// Set for an env a `[[stage.route]]` stands for: its recipe key, for errors.
+    #[serde(skip)]
+    pub key: Option<String>,
 }
 
 impl StageEnv {
     pub fn domain(&self) -> &str {
         self.domain.as_deref().unwrap_or(&self.name)
+    }
+
+    /// The recipe key errors about this env name: `stage[i].env[j]`, or its route's
+    /// map entry.
+    pub fn recipe_key(&self, stage: usize, j: usize) -> String {
+        self.key
+            .clone()
+            .unwrap_or_else(|| format!("stage[{stage}].env[{j}]"))
     }
 }
 
@@ -234,8 +250,13 @@ impl Recipe {
             path: path.to_owned(),
             message: e.to_string(),
         })?;
-        for (i, stage) in recipe.stages.iter().enumerate() {
+        for (i, stage) in recipe.stages.iter_mut().enumerate() {
             stage.check_keys(i)?;
+            let common = stage.common_mut();
+            for (r, route) in common.routes.iter().enumerate() {
+                let routed = route.expand(i, r)?;
+                common.envs.extend(routed);
+            }
         }
         recipe.dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         Ok(recipe)

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::{invalid, Algorithm, EvalSet, RecipeError, StageEnv};
+use super::{invalid, Algorithm, EvalSet, RecipeError, StageEnv, StageRoute};
 use crate::grpo::step::Unfinished;
 use crate::grpo::Baseline;
 use crate::optim::Decay;
@@ -61,8 +61,13 @@ pub struct StageCommon {
     /// transformers' trainers).
     #[serde(default)]
     pub decay_norms_and_biases: bool,
+    /// The stage's environments: those declared by `[[stage.env]]`, then one per
+    /// mapped value of each `[[stage.route]]` (see [`super::route`]).
     #[serde(default, rename = "env")]
     pub envs: Vec<StageEnv>,
+    /// Mixed datasets whose rows go to an env (and domain) by a row field.
+    #[serde(default, rename = "route")]
+    pub routes: Vec<StageRoute>,
     /// This stage's own eval sets; they join the run's (see the module docs).
     #[serde(default, rename = "eval")]
     pub evals: Vec<EvalSet>,

@@ -245,11 +245,11 @@ impl StageCommon {
             }
             (true, _) => Err(invalid(
                 key.of("env"),
-                "a stage needs at least one [[stage.env]]",
+                "a stage needs at least one [[stage.env]] or [[stage.route]]",
             )),
             (false, Algorithm::Rm) => Err(invalid(
                 key.of("env"),
-                "an rm stage reads preference rows from `dataset`, not [[stage.env]]",
+                "an rm stage reads preference rows from `dataset`, not [[stage.env]] or [[stage.route]]",
             )),
         }
     }
@@ -264,7 +264,7 @@ fn check_stage_env(
     algorithm: Algorithm,
     ctx: &Context,
 ) -> Result<(), RecipeError> {
-    let ek = key.of(&format!("env[{j}]"));
+    let ek = e.recipe_key(key.0, j);
     check_env(ctx.registry, &format!("{ek}.name"), &e.name)?;
     if !(e.weight > 0.0 && e.weight.is_finite()) {
         return Err(invalid(

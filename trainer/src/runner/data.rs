@@ -10,7 +10,7 @@ use cascade_verifiers::FieldError;
 use serde_json::{Map, Value};
 
 use super::RunError;
-use crate::recipe::Recipe;
+use crate::recipe::{Recipe, RowSelector};
 use crate::tokenizer::TextTokenizer;
 
 /// One environment with its rows, their rendered prompts and the domain they count for.
@@ -139,21 +139,51 @@ pub fn make_env(
     Ok(Arc::from(env))
 }
 
+/// Where an environment's rows come from and what they count for: a stage env, a
+/// routed env (`select`: the rows of a mixed dataset it takes) or an eval set.
+pub struct EnvSource<'a> {
+    pub name: &'a str,
+    pub domain: &'a str,
+    pub config: &'a toml::Table,
+    pub dataset: &'a Path,
+    /// Use only the first rows (eval sets).
+    pub limit: Option<usize>,
+    pub weight: f64,
+    pub select: Option<&'a RowSelector>,
+}
+
+impl<'a> EnvSource<'a> {
+    /// A whole dataset, weight 1, for `name` counting as `domain`.
+    pub fn file(
+        name: &'a str,
+        domain: &'a str,
+        config: &'a toml::Table,
+        dataset: &'a Path,
+    ) -> Self {
+        EnvSource {
+            name,
+            domain,
+            config,
+            dataset,
+            limit: None,
+            weight: 1.0,
+            select: None,
+        }
+    }
+}
+
 /// Loads an environment's rows and renders each prompt to token ids.
-#[allow(clippy::too_many_arguments)]
 pub fn load_env_data(
     registry: &Registry,
     tokenizer: &TextTokenizer,
     enable_thinking: Option<bool>,
-    name: &str,
-    domain: &str,
-    config: &toml::Table,
-    dataset: &Path,
-    limit: Option<usize>,
-    weight: f64,
+    source: &EnvSource,
 ) -> Result<EnvData, RunError> {
-    let env = make_env(registry, name, config, dataset)?;
-    let (lines, rows): (Vec<usize>, Vec<Sample>) = read_rows(dataset, limit)?
+    let dataset = source.dataset;
+    let env = make_env(registry, source.name, source.config, dataset)?;
+    let all = read_rows(dataset, source.limit)?;
+    let total = all.len();
+    let (lines, rows): (Vec<usize>, Vec<Sample>) = select_rows(all, source.select, dataset)?
         .into_iter()
         .map(|r| (r.line, r.value))
         .unzip();
@@ -167,16 +197,44 @@ pub fn load_env_data(
         let text = tokenizer.render_prompt(&messages, row_tools(row), enable_thinking)?;
         prompts.push(tokenizer.encode(&text)?);
     }
+    // A routed env's share of its route is its share of the file's rows.
+    let share = rows.len() as f64 / total as f64;
     Ok(EnvData {
-        domain: domain.to_owned(),
+        domain: source.domain.to_owned(),
         env,
         rows,
         lines,
         prompts,
-        weight,
+        weight: source.weight * share,
         targets: Vec::new(),
         enable_thinking,
     })
+}
+
+/// The rows `select` takes (all without one). A row that no env of the route takes is
+/// an error with its line.
+fn select_rows(
+    rows: Vec<Numbered<Sample>>,
+    select: Option<&RowSelector>,
+    dataset: &Path,
+) -> Result<Vec<Numbered<Sample>>, RunError> {
+    let Some(select) = select else {
+        return Ok(rows);
+    };
+    let mut taken = Vec::new();
+    for row in rows {
+        let takes = select
+            .takes(row.value.value())
+            .map_err(|message| RunError::Dataset {
+                path: dataset.to_path_buf(),
+                line: row.line,
+                message,
+            })?;
+        if takes {
+            taken.push(row);
+        }
+    }
+    Ok(taken)
 }
 
 /// A row's function tools, for the chat template: NeMo Gym's
@@ -199,34 +257,35 @@ pub fn load_run_data(
     let thinking = recipe.run.enable_thinking;
     let mut evals = Vec::new();
     for (_, e) in recipe.eval_sets() {
-        evals.push(load_env_data(
-            registry,
-            tokenizer,
-            thinking,
-            e.env_name(),
-            &e.domain,
-            &e.config,
-            &recipe.resolve(&e.dataset),
-            e.limit,
-            1.0,
-        )?);
+        let dataset = recipe.resolve(&e.dataset);
+        let source = EnvSource {
+            limit: e.limit,
+            ..EnvSource::file(e.env_name(), &e.domain, &e.config, &dataset)
+        };
+        evals.push(load_env_data(registry, tokenizer, thinking, &source)?);
     }
     let mut stages = Vec::new();
     for s in recipe.active_stages() {
         let mut envs = Vec::new();
         for e in &s.common().envs {
             let dataset = recipe.resolve(&e.dataset);
-            let mut env_data = load_env_data(
-                registry,
-                tokenizer,
-                thinking,
-                &e.name,
-                e.domain(),
-                &e.config,
-                &dataset,
-                None,
-                e.weight,
-            )?;
+            let source = EnvSource {
+                weight: e.weight,
+                select: e.select.as_ref(),
+                ..EnvSource::file(&e.name, e.domain(), &e.config, &dataset)
+            };
+            let mut env_data = load_env_data(registry, tokenizer, thinking, &source)?;
+            if let (Some(select), true) = (&e.select, env_data.rows.is_empty()) {
+                // One map may serve several files: a value this file lacks is no error.
+                eprintln!(
+                    "[{}] {}.map.{}: no row of {} carries it; nothing to route there",
+                    s.name(),
+                    select.route,
+                    select.value,
+                    dataset.display()
+                );
+                continue;
+            }
             if let Some(field) = &e.target {
                 load_targets(&mut env_data, tokenizer, field, &dataset)?;
             }
@@ -362,9 +421,8 @@ pub(crate) mod tests {
         let tokenizer = TextTokenizer::load(&chatml).unwrap();
         let table = toml::Table::new();
         let load = || {
-            load_env_data(
-                &registry, &tokenizer, None, "math", "math", &table, &path, None, 1.0,
-            )
+            let source = EnvSource::file("math", "math", &table, &path);
+            load_env_data(&registry, &tokenizer, None, &source)
         };
         let err = load().err().expect("row c has no problem").to_string();
         assert!(err.contains("rows.jsonl:4:"), "{err}");
@@ -379,6 +437,45 @@ pub(crate) mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("rows.jsonl:4: SFT target"), "{err}");
+    }
+
+    #[test]
+    fn a_routed_env_reads_its_rows_with_their_lines_and_its_share_of_the_weight() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mixed.jsonl");
+        let row = |agent: &str, n: u32| {
+            format!("{{\"agent_ref\":{{\"name\":\"{agent}\"}},\"problem\":\"{n}+{n}\",\"answer\":\"{}\"}}\n", 2 * n)
+        };
+        let text = [row("a", 1), row("b", 2), row("a", 3), row("a", 4)].concat();
+        std::fs::write(&path, text).unwrap();
+        let registry = Registry::discover().unwrap();
+        let chatml = crate::toy::assets_dir().with_file_name("tiny-chatml");
+        let tokenizer = TextTokenizer::load(&chatml).unwrap();
+        let recipe = crate::recipe::Recipe::parse(
+            "[run]\nmodel = \"m\"\n[[stage]]\nname = \"s\"\nalgorithm = \"grpo\"\n[[stage.route]]\ndataset = \"mixed.jsonl\"\nweight = 2.0\n[stage.route.map]\na = \"math\"\nb = { env = \"math\", domain = \"other\" }\n",
+            &dir.path().join("r.toml"),
+        )
+        .unwrap();
+        let envs = &recipe.stages[0].common().envs;
+        let load = |i: usize| {
+            let e = &envs[i];
+            let dataset = recipe.resolve(&e.dataset);
+            let source = EnvSource {
+                weight: e.weight,
+                select: e.select.as_ref(),
+                ..EnvSource::file(&e.name, e.domain(), &e.config, &dataset)
+            };
+            load_env_data(&registry, &tokenizer, None, &source).unwrap()
+        };
+        let (a, b) = (load(0), load(1));
+        assert_eq!(
+            (a.domain.as_str(), a.lines.clone(), a.weight),
+            ("math", vec![1, 3, 4], 1.5)
+        );
+        assert_eq!(
+            (b.domain.as_str(), b.lines.clone(), b.weight),
+            ("other", vec![2], 0.5)
+        );
     }
 
     #[test]
