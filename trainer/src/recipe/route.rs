@@ -81,7 +81,7 @@ impl RowSelector {
         if value == self.value {
             return Ok(true);
         }
-        if self.mapped.iter().any(|m| *m == value) {
+        if self.mapped.contains(&value) {
             return Ok(false);
         }
         Err(format!(
