@@ -407,3 +407,77 @@ fn code_scores_are_identical_with_either_kind_of_instance_memory() {
         String::from_utf8_lossy(&outputs[1])
     );
 }
+
+#[test]
+fn a_mixed_gym_file_is_scored_row_by_row_by_agent_in_input_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let agent = |name: &str| json!({"type": "responses_api_agents", "name": name});
+    let rows = [
+        json!({"question": "1+1?", "expected_answer": "2", "agent_ref": agent("math_with_judge_simple_agent"),
+               "response": "\\boxed{2}"}),
+        json!({"uuid": "u-1", "options": [{"A": "x"}, {"B": "y"}], "expected_answer": "B",
+               "grading_mode": "strict_single_letter_boxed",
+               "responses_create_params": {"input": "Pick one."},
+               "agent_ref": agent("mcqa_simple_agent"), "response": "\\boxed{B}"}),
+        json!({"id": 3, "agent_ref": agent("echo_simple_agent"), "answer": "z", "response": "z"}),
+        json!({"id": 4, "agent_ref": agent("swe_pivot_tool_simulation_agent"), "response": "z"}),
+        json!({"id": 5, "response": "z"}),
+        json!({"question": "2+2?", "expected_answer": "4", "agent_ref": agent("math_with_judge_simple_agent"),
+               "response": "\\boxed{5}"}),
+    ];
+    let text: String = rows.iter().map(|r| format!("{r}\n")).collect();
+    let input = write(dir.path(), "mixed.jsonl", &text);
+    let out = cascade(&[
+        "score",
+        "--route-by",
+        "agent_ref.name",
+        "--route",
+        "echo_simple_agent=exact_match",
+        "--input",
+        input.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let got = lines(&out.stdout);
+    let ids: Vec<_> = got.iter().map(|l| l["id"].clone()).collect();
+    assert_eq!(
+        ids,
+        [
+            json!(1),
+            json!("u-1"),
+            json!(3),
+            json!(4),
+            json!(5),
+            json!(6)
+        ]
+    );
+    let rewards: Vec<_> = got.iter().map(|l| l["reward"].as_f64().unwrap()).collect();
+    assert_eq!(rewards, [1.0, 1.0, 1.0, 0.0, 0.0, 0.0]);
+    let error = |i: usize| got[i]["details"]["error"].as_str().unwrap_or("").to_owned();
+    assert!(
+        error(3).contains("--route swe_pivot_tool_simulation_agent=ENV"),
+        "{}",
+        error(3)
+    );
+    assert!(error(4).contains("no `agent_ref.name`"), "{}", error(4));
+    assert!(
+        stderr(&out).contains("routed by agent_ref.name: 6 samples"),
+        "{}",
+        stderr(&out)
+    );
+
+    let bad = cascade(&[
+        "score",
+        "--route-by",
+        "agent_ref.name",
+        "--route",
+        "x",
+        "--input",
+        input.to_str().unwrap(),
+    ]);
+    assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
+    assert!(
+        stderr(&bad).contains("expected VALUE=ENV"),
+        "{}",
+        stderr(&bad)
+    );
+}

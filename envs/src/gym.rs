@@ -198,6 +198,38 @@ pub fn code_gen_fields(row: &Sample) -> Option<Sample> {
     Some(derived.with_field("tests", json!({"kind": "stdio", "cases": cases})))
 }
 
+/// The row field that names a Gym row's agent, by which NeMo-RL routes mixed files.
+pub const AGENT_FIELD: &str = "agent_ref.name";
+
+/// The cascade environment that grades the rows of NeMo Gym agent `agent`: Gym names
+/// an agent after its resources server (`mcqa_simple_agent`, and per version
+/// `structured_outputs_v4_simple_agent`). `None` for servers cascade has no env for.
+pub fn agent_env(agent: &str) -> Option<&'static str> {
+    let server = agent
+        .strip_suffix("_simple_agent")
+        .or_else(|| agent.strip_suffix("_agent"))?;
+    let server = server
+        .strip_prefix("structured_outputs")
+        .map_or(server, |version| {
+            // `structured_outputs`, `_v3`, `_json`, …: one server, several data versions.
+            if version.is_empty() || version.starts_with('_') {
+                "structured_outputs"
+            } else {
+                server
+            }
+        });
+    Some(match server {
+        "instruction_following" | "ifbench" => "ifeval",
+        "math_with_judge" => "math",
+        "mcqa" => "mcqa",
+        "structured_outputs" => "structured_output",
+        "workplace_assistant" => "workplace",
+        "xlam_fc" | "single_step_tool_use_with_argument_comparison" => "tool_call",
+        "code_gen" => "code",
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -284,5 +316,28 @@ mod tests {
         assert_eq!(gym_tools(&r).unwrap().unwrap().len(), 1);
         assert_eq!(gym_tools(&row(json!({"input": "x"}))).unwrap(), None);
         assert!(gym_tools(&row(json!({"input": "x", "tools": {}}))).is_err());
+    }
+
+    #[test]
+    fn gym_agents_name_the_env_that_grades_their_rows() {
+        let cases = [
+            ("instruction_following_simple_agent", Some("ifeval")),
+            ("ifbench_simple_agent", Some("ifeval")),
+            ("math_with_judge_simple_agent", Some("math")),
+            ("mcqa_simple_agent", Some("mcqa")),
+            ("structured_outputs_simple_agent", Some("structured_output")),
+            (
+                "structured_outputs_v4_simple_agent",
+                Some("structured_output"),
+            ),
+            ("workplace_assistant_simple_agent", Some("workplace")),
+            ("xlam_fc_simple_agent", Some("tool_call")),
+            ("swe_pivot_tool_simulation_agent", None),
+            ("structured_outputsx_simple_agent", None),
+            ("mcqa", None),
+        ];
+        for (agent, env) in cases {
+            assert_eq!(agent_env(agent), env, "{agent}");
+        }
     }
 }

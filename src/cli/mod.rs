@@ -18,6 +18,7 @@ mod gen_ifeval;
 mod gen_long_context;
 mod gen_workplace;
 mod jsonl;
+mod route;
 mod score;
 mod serve;
 mod summary;

@@ -13,14 +13,23 @@ use cascade_envs::ResultLine;
 
 use super::batch::score_all;
 use super::jsonl::read_samples;
+use super::route::{score_routed, Routing};
 use super::summary::Summary;
 use super::{Failure, Plugins};
 
 #[derive(Args)]
 pub struct ScoreArgs {
-    /// Environment name (see `cascade envs`).
-    #[arg(long)]
-    pub env: String,
+    /// Environment name (see `cascade envs`); or route each row with `--route-by`.
+    #[arg(long, required_unless_present = "route_by")]
+    pub env: Option<String>,
+    /// Score a mixed file: each row by the env its FIELD (a dotted path, e.g.
+    /// `agent_ref.name`) names, through `--route` and then NeMo Gym's agent names.
+    #[arg(long, value_name = "FIELD", conflicts_with = "env")]
+    pub route_by: Option<String>,
+    /// With `--route-by`: the env for one value, VALUE=ENV (repeatable), e.g.
+    /// `--route mcqa_simple_agent=mcqa`.
+    #[arg(long = "route", value_name = "VALUE=ENV", requires = "route_by")]
+    pub routes: Vec<String>,
     /// Input samples, one JSON object per line.
     #[arg(long)]
     pub input: PathBuf,
@@ -37,11 +46,24 @@ pub struct ScoreArgs {
 
 pub fn run(args: ScoreArgs, plugins: &Plugins) -> Result<(), Failure> {
     let registry = plugins.registry(&[], None)?;
-    let env = build_env(&registry, &args.env, &args.config, &args.input)?;
-    let samples = read_samples(&args.input).map_err(Failure::usage)?;
-    let started = Instant::now();
-    let results = score_all(env.as_ref(), &samples, args.jobs)?;
-    let summary = Summary::new(&args.env, &results, started.elapsed()).with_plugins(&registry);
+    let (label, results, elapsed) = match (&args.env, &args.route_by) {
+        (Some(name), _) => {
+            let env = build_env(&registry, name, &args.config, &args.input)?;
+            let samples = read_samples(&args.input).map_err(Failure::usage)?;
+            let started = Instant::now();
+            let results = score_all(env.as_ref(), &samples, args.jobs)?;
+            (name.clone(), results, started.elapsed())
+        }
+        (None, field) => {
+            let field = field.as_deref().unwrap_or(cascade_envs::gym::AGENT_FIELD);
+            let routing = Routing::new(field, &args.routes)?;
+            let samples = read_samples(&args.input).map_err(Failure::usage)?;
+            let started = Instant::now();
+            let results = score_routed(&registry, &routing, &args, &samples)?;
+            (format!("routed by {field}"), results, started.elapsed())
+        }
+    };
+    let summary = Summary::new(&label, &results, elapsed).with_plugins(&registry);
     match &args.output {
         Some(path) => write_atomically(path, &results)?,
         None => {
