@@ -131,6 +131,7 @@ fn grpo_config(tok: &TextTokenizer, seed: i64) -> GrpoConfig {
             pad_id: tok.pad_id,
             seed,
             compact_finished: true,
+            max_decode_rows: 0,
         },
         advantages: AdvantageOptions::default(),
         epsilon_low: 0.2,

@@ -384,6 +384,7 @@ fn compacting_finished_rows_gives_the_same_samples() {
     let sample = |compact: bool| {
         let params = SamplingParams {
             compact_finished: compact,
+            max_decode_rows: 0,
             ..params.clone()
         };
         generate_groups(&model, &prompts, 4, &params, &decode)

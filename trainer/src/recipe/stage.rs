@@ -104,6 +104,11 @@ pub struct Rollout {
     /// sequences (see `logprobs::Activations`).
     #[serde(default)]
     pub activations: crate::logprobs::Activations,
+    /// Rows decoded at once (0 = all of a step's prompts × `group_size`): a larger step
+    /// samples in turns of whole groups, bounding the KV cache and logits by this
+    /// many rows. Single-turn sampling; conversations decode all their rows.
+    #[serde(default)]
+    pub max_decode_rows: usize,
     /// Multi-turn environments: model turns per conversation (each at most
     /// `max_new_tokens`).
     #[serde(default = "default_max_turns")]
@@ -263,8 +268,9 @@ fn yes() -> bool {
 
 /// Keys of the stages that sample: on an SFT stage, more likely a stage declared with
 /// the wrong algorithm than a typo, so the refusal says so.
-const SAMPLING_KEYS: [&str; 9] = [
+const SAMPLING_KEYS: [&str; 10] = [
     "group_size",
+    "max_decode_rows",
     "max_new_tokens",
     "temperature",
     "top_p",

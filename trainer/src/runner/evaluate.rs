@@ -31,6 +31,7 @@ fn greedy(tokenizer: &TextTokenizer, max_new_tokens: usize) -> SamplingParams {
         pad_id: tokenizer.pad_id,
         seed: 0,
         compact_finished: true,
+        max_decode_rows: 0,
     }
 }
 

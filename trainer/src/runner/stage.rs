@@ -102,6 +102,7 @@ pub fn sampling(rollout: &Rollout, tokenizer: &TextTokenizer, seed: i64) -> Samp
         pad_id: tokenizer.pad_id,
         seed,
         compact_finished: true,
+        max_decode_rows: rollout.max_decode_rows,
     }
 }
 

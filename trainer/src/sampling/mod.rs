@@ -33,6 +33,10 @@ pub struct SamplingParams {
     /// Drop finished rows from the forward pass as a batch decodes (the samples are
     /// the same either way; see `LiveRows`). On by default; off to compare.
     pub compact_finished: bool,
+    /// Rows decoded at once; 0 = every row of the call. Larger calls are decoded in
+    /// turns of whole groups, one after another on the same random stream, so memory
+    /// (KV cache, logits) is bounded by this many rows, not by prompts × group size.
+    pub max_decode_rows: usize,
 }
 
 impl Default for SamplingParams {
@@ -46,6 +50,7 @@ impl Default for SamplingParams {
             pad_id: 0,
             seed: 0,
             compact_finished: true,
+            max_decode_rows: 0,
         }
     }
 }
@@ -271,9 +276,50 @@ pub fn generate_groups_reporting(
     decode: &dyn Fn(&[i64]) -> String,
     report: Option<&mut dyn FnMut(usize, Vec<Vec<i64>>)>,
 ) -> Generation {
+    tch::manual_seed(params.seed);
+    let g = group_size.max(1);
+    let per_turn = match params.max_decode_rows {
+        0 => prompts.len(),
+        rows => (rows / g).max(1),
+    };
+    if per_turn >= prompts.len() {
+        return generate_turn(model, prompts, g, params, decode, report);
+    }
+    let mut report = report;
+    let mut parts = Vec::new();
+    for (k, chunk) in prompts.chunks(per_turn).enumerate() {
+        let offset = k * per_turn;
+        let mut shifted = report
+            .as_mut()
+            .map(|report| move |group: usize, rows: Vec<Vec<i64>>| report(offset + group, rows));
+        let shifted = shifted
+            .as_mut()
+            .map(|f| f as &mut dyn FnMut(usize, Vec<Vec<i64>>));
+        parts.push(generate_turn(model, chunk, g, params, decode, shifted));
+    }
+    let rows: Vec<(&Generation, Vec<i64>)> = parts
+        .iter()
+        .map(|part| (part, (0..part.completions.len() as i64).collect()))
+        .collect();
+    let grouped: Vec<Vec<i64>> = prompts
+        .iter()
+        .flat_map(|p| std::iter::repeat_n(p.clone(), g))
+        .collect();
+    Generation::select_rows(&rows, &grouped, params.pad_id)
+}
+
+/// One decoding turn of [`generate_groups_reporting`]: every row of `prompts` at once,
+/// on the random stream as the caller left it.
+fn generate_turn(
+    model: &Transformer,
+    prompts: &[Vec<i64>],
+    group_size: usize,
+    params: &SamplingParams,
+    decode: &dyn Fn(&[i64]) -> String,
+    report: Option<&mut dyn FnMut(usize, Vec<Vec<i64>>)>,
+) -> Generation {
     let mut watch = report.map(|report| GroupWatch::new(prompts.len(), group_size, report));
     let device = model.device();
-    tch::manual_seed(params.seed);
     let (batch, steps) = tch::no_grad(|| {
         model.autocast(|| {
             let mut prefilled = prefill(model, prompts, group_size, params.pad_id);

@@ -57,6 +57,7 @@ impl ToyTask {
                 pad_id: tokenizer.pad_id,
                 seed: 0,
                 compact_finished: true,
+                max_decode_rows: 0,
             },
             advantages: AdvantageOptions::default(),
             epsilon_low: 0.2,
