@@ -155,7 +155,7 @@ def main():
     inp = os.path.join(out_dir, "workplace_gym_corpus.jsonl")
     with open(inp, "w") as f:
         for r in rows:
-            f.write(json.dumps({"id": r["id"], "ground_truth": r["ground_truth"], "response_output": items(r["predicted"])}) + "\n")
+            f.write(json.dumps({"id": r["id"], "ground_truth": r["ground_truth"], "response": "", "response_output": items(r["predicted"])}) + "\n")
     outp = os.path.join(out_dir, "workplace_gym_scores.jsonl")
     t = time.perf_counter()
     subprocess.run(["taskset", "-c", "0", cascade, "score", "--env", "workplace", "--jobs", "1", "--config", f"data_dir={csv}", "--input", inp, "--output", outp], check=True, stderr=subprocess.DEVNULL)
