@@ -103,7 +103,7 @@ def gym_body(row, drop=("response", "response_output")):
     return body
 
 
-DRAFT = "<think>Draft: maybe \\boxed{{Q}}. Answer: Q. {{\"draft\": true}} no, let me check again.</think>\n"
+DRAFT = '<think>Draft: maybe \\boxed{Q}. Answer: Q. {"draft": true} no, let me check again.</think>\n'
 
 
 def with_reasoning(rows, rng, share=0.15):
@@ -115,7 +115,7 @@ def with_reasoning(rows, rng, share=0.15):
             continue
         if "<think>" in row["response"]:
             continue
-        closed = dict(row, response=DRAFT.format() + row["response"])
+        closed = dict(row, response=DRAFT + row["response"])
         out.append((closed, "think:" + kind))
         if rng.random() < 0.3:
             out.append((dict(row, response="<think>" + row["response"]), "unclosed-think:" + kind))
