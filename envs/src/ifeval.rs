@@ -28,7 +28,7 @@
 //! the final message); a response cut off while thinking is reward 0 with
 //! `details.error`.
 
-use cascade_verifiers::ifeval::{grade, ifbench, parse_each, Blank};
+use cascade_verifiers::ifeval::{grade, ifbench, parse_each, Blank, IfevalError};
 use cascade_verifiers::{FieldError, Reward, Sample};
 use serde::Deserialize;
 use serde_json::Value;
@@ -105,12 +105,15 @@ impl<'a> IfRow<'a> {
                 ))
             }
         };
-        let gym = sample.get("verifier_metadata").is_some()
-            || sample.get("responses_create_params").is_some();
+        // `verifier_metadata` is instruction_following's layout whatever the ids (an
+        // IFBench id there is one its registry lacks); top-level fields beside
+        // `responses_create_params` are ifbench's when an IFBench id is among them.
+        let metadata = sample.get("verifier_metadata").is_some();
+        let gym = metadata || sample.get("responses_create_params").is_some();
         let has_ifbench = ids
             .iter()
             .any(|id| id.as_str().is_some_and(ifbench::is_ifbench));
-        let layout = match (gym, has_ifbench) {
+        let layout = match (gym, has_ifbench && !metadata) {
             (false, _) => Layout::Ifeval,
             (true, false) => Layout::GymInstructionFollowing,
             (true, true) => Layout::GymIfbench,
@@ -161,7 +164,16 @@ impl IfevalEnv {
         sample.validate_common()?;
         let response = sample.final_answer()?;
         let row = IfRow::read(sample)?;
-        let parsed = parse_each(row.ids, &row.kwargs)?;
+        let mut parsed = parse_each(row.ids, &row.kwargs)?;
+        if row.layout == Layout::GymInstructionFollowing {
+            // Gym's instruction_following server looks ids up in its own registry
+            // (IFEval's and IF-RL's): an IFBench id there is unknown, so not followed.
+            for (slot, id) in parsed.iter_mut().zip(row.ids) {
+                if let Some(id) = id.as_str().filter(|id| ifbench::is_ifbench(id)) {
+                    *slot = Err(IfevalError::UnknownId(id.to_owned()));
+                }
+            }
+        }
         let blank = match row.layout {
             Layout::GymInstructionFollowing => Blank::Checked,
             _ => Blank::Fails,
@@ -409,6 +421,40 @@ mod tests {
         );
         line["response"] = json!("no commas");
         assert_eq!(score(IfevalConfig::default(), line).score, 0.5);
+    }
+
+    /// Gym 0.7.0 side by side (scripts/compare/gym_all.sh): an IF-RL row in
+    /// `verifier_metadata` with an IFBench id is graded by instruction_following's
+    /// rules (binary by default, blank text checked), the IFBench id not followed.
+    #[test]
+    fn an_ifbench_id_in_verifier_metadata_is_unknown_to_instruction_following() {
+        let line = json!({
+            "id": 1,
+            "response": "no commas here",
+            "responses_create_params": {"input": []},
+            "verifier_metadata": {
+                "prompt": "p",
+                "instruction_id_list": ["punctuation:no_comma", "count:word_count_range"],
+                "kwargs": [{}, {"min_words": 1, "max_words": 5}]
+            }
+        });
+        let r = score(IfevalConfig::default(), line.clone());
+        assert_eq!(
+            (r.score, r.details["strict"].clone()),
+            (0.0, json!([true, false]))
+        );
+        assert_eq!(
+            r.details["instruction_errors"][1],
+            "unknown instruction id `count:word_count_range`"
+        );
+        let mut fraction = line.clone();
+        fraction["verifier_metadata"]["grading_mode"] = json!("fraction");
+        assert_eq!(score(IfevalConfig::default(), fraction).score, 0.5);
+        // A blank answer is checked as text, as instruction_following does.
+        let mut blank = line;
+        blank["response"] = json!("");
+        blank["verifier_metadata"]["grading_mode"] = json!("fraction");
+        assert_eq!(score(IfevalConfig::default(), blank).score, 0.5);
     }
 
     #[test]

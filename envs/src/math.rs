@@ -7,6 +7,8 @@
 //! system message, nothing appended); `question`/`expected_answer` are the problem and
 //! the gold. A problem that already asks for a `\boxed{}` answer gets no second
 //! instruction. Reward 1 when the extracted answer equals the gold answer, else 0.
+//! math_with_judge's rows follow its rule (Gym 0.4.0 and later): an answer whose last
+//! `\boxed{` does not close or holds only blanks scores 0, whatever else it states.
 //! `details`: `extracted` (string or null), `extracted_from`, `normal_form`,
 //! `gold_normal_form`, `verdict` (`correct`, `wrong`, `no_answer`, `undecidable`) and
 //! `reason`.
@@ -104,11 +106,53 @@ impl Environment for MathEnv {
         if let Err(e) = sample.validate_common() {
             return Reward::error(e.to_string()).with("extracted", Value::Null);
         }
-        MathVerifier::new(MathOptions {
+        let mut reward = MathVerifier::new(MathOptions {
             approx: self.config.approx,
         })
-        .verify(sample)
+        .verify(sample);
+        if reward.score > 0.0 && is_math_with_judge(sample) {
+            let boxed = sample.final_answer().is_ok_and(last_box_filled);
+            if !boxed {
+                reward.score = 0.0;
+                reward.set("verdict", "no_answer");
+                reward.set("reason", NO_BOX);
+            }
+        }
+        reward
     }
+}
+
+/// Why a math_with_judge row without a box scores 0.
+const NO_BOX: &str = "math_with_judge grades only a \\boxed{} answer (its last \\boxed{} must close and hold something)";
+
+/// NeMo Gym's math_with_judge rows: `expected_answer` beside `responses_create_params`.
+fn is_math_with_judge(row: &Sample) -> bool {
+    row.get(crate::gym::PARAMS).is_some() && row.get("expected_answer").is_some()
+}
+
+/// math_with_judge's rule (Gym 0.4.0 and later, `_extract_last_boxed_answer`): the last
+/// `\boxed{` of the answer closes and holds more than blanks; otherwise reward 0
+/// before any comparison.
+fn last_box_filled(text: &str) -> bool {
+    const OPEN: &str = "\\boxed{";
+    let Some(at) = text.rfind(OPEN) else {
+        return false;
+    };
+    let body = &text[at + OPEN.len()..];
+    let mut depth = 1usize;
+    for (i, c) in body.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return !body[..i].trim().is_empty();
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 inventory::submit! {
@@ -124,6 +168,7 @@ inventory::submit! {
 mod tests {
     use super::*;
     use crate::{EnvConfig, Registry};
+    use serde_json::json;
 
     fn sample(json: &str) -> Sample {
         Sample::from_json_line(json).unwrap()
@@ -170,6 +215,42 @@ mod tests {
             vec![ChatMessage::user("Put it in \\boxed{}: 1+1?")]
         );
         assert_eq!(env.score(&bare).score, 1.0);
+    }
+
+    /// Gym 0.7.0 side by side (scripts/compare/gym_all.sh): math_with_judge requires
+    /// a box; cascade-layout rows still take an answer phrase or a last line.
+    #[test]
+    fn math_with_judge_rows_require_a_filled_box() {
+        let env = MathEnv::default();
+        let gym = |response: &str| {
+            let row = json!({"responses_create_params": {"input": "1+1?"}, "question": "1+1?",
+                             "expected_answer": "2", "response": response});
+            env.score(&Sample::new(row))
+        };
+        for unboxed in [
+            "The answer is 2.",
+            "Answer: 2",
+            "\\fbox{2}",
+            "\\boxed{2} then \\boxed{ }",
+            "\\boxed{2",
+            "<think>\\boxed{2}</think>The answer is 2.",
+        ] {
+            let r = gym(unboxed);
+            assert_eq!(
+                (r.score, r.details["verdict"].as_str()),
+                (0.0, Some("no_answer")),
+                "{unboxed}"
+            );
+        }
+        assert_eq!(gym("The answer is 2.").details["reason"], NO_BOX);
+        assert_eq!(gym("So \\boxed{2}.").score, 1.0);
+        assert_eq!(gym("$\\boxed{\\frac{4}{2}}$").score, 1.0);
+        assert_eq!(gym("<think>maybe 3</think>\n\\boxed{2}").score, 1.0);
+        // The same answer in cascade's own layout keeps its phrase rule.
+        let bare =
+            sample(r#"{"question":"1+1?","expected_answer":"2","response":"The answer is 2."}"#);
+        assert_eq!(env.score(&bare).score, 1.0);
+        assert!(!last_box_filled("\\boxed{}") && last_box_filled("\\boxed{{x}}"));
     }
 
     #[test]

@@ -1,4 +1,4 @@
-"""Differential test and one-core benchmark: cascade's `mcqa` env vs NeMo Gym 0.4.0's
+"""Differential test and one-core benchmark: cascade's `mcqa` env vs NeMo Gym 0.7.0's
 own mcqa verifier (resources_servers/mcqa/app.py), in-process, no server.
 
 Rows: the bundled sample (datasets/mcqa/sample.jsonl) plus a seeded corpus of every
@@ -16,6 +16,7 @@ import asyncio
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -33,7 +34,6 @@ import gen  # noqa: E402  (the bundled questions)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nemo_gym_verify import responses_api  # noqa: E402  (a NeMoGymResponse of one text)
 
-CASCADE = sys.argv[1]
 BENCH_REPEAT = int(os.environ.get("BENCH_REPEAT", "4"))
 MODES = ["strict_single_letter_boxed", "lenient_boxed", "lenient_answer_colon"]
 
@@ -86,8 +86,19 @@ PATTERNS = [
 ]
 
 
-def corpus():
-    rng = random.Random(16)
+def corpus(seeds=1, rng=None):
+    """The corpus; `seeds` > 1 repeats it with other draws (ids get a suffix)."""
+    rng = rng or random.Random(16)
+    rows = []
+    for rep in range(seeds):
+        for row in _corpus(rng):
+            if rep:
+                row["id"] += f"-r{rep}"
+            rows.append(row)
+    return rows
+
+
+def _corpus(rng):
     rows = []
     for qi, (question, correct, wrong) in enumerate(gen.BANK):
         texts = [correct] + wrong
@@ -113,7 +124,7 @@ def form_of(row_id):
     """The response form a row id names (for grouping disagreements)."""
     if row_id.startswith("mcqa-s"):
         return "bundled:" + row_id.split("-", 2)[2]
-    return row_id.split("-", 2)[2]
+    return re.sub(r"-r\d+$", "", row_id.split("-", 2)[2])
 
 
 def gym_text(response):
@@ -123,12 +134,13 @@ def gym_text(response):
     return "" if "<think>" in response else response
 
 
-def gym_requests(rows):
-    """Gym's request objects; a row Gym's model refuses is None (reward 0 in Gym)."""
+def gym_requests(rows, response=None):
+    """Gym's request objects; a row Gym's model refuses is None (reward 0 in Gym).
+    `response(row)` builds the NeMoGymResponse (default: one message of gym_text)."""
     requests = []
     for row in rows:
         body = {k: v for k, v in row.items() if k not in ("id", "response")}
-        body["response"] = responses_api(gym_text(row.get("response") or ""))
+        body["response"] = response(row) if response else responses_api(gym_text(row.get("response") or ""))
         try:
             requests.append(gym.MCQAVerifyRequest.model_validate(body))
         except Exception:  # pydantic ValidationError: Gym answers 422
@@ -153,6 +165,13 @@ def gym_verify(server, requests):
     return asyncio.run(run())
 
 
+def gym_server():
+    return gym.MCQAResourcesServer(
+        config=gym.MCQAResourcesServerConfig(host="0.0.0.0", port=8080, entrypoint="", name=""),
+        server_client=MagicMock(spec=ServerClient),
+    )
+
+
 def cascade_score(rows):
     with tempfile.TemporaryDirectory() as tmp:
         inp, out = os.path.join(tmp, "in.jsonl"), os.path.join(tmp, "out.jsonl")
@@ -174,10 +193,7 @@ def cascade_score(rows):
 def main():
     bundled = [json.loads(l) for l in open(os.path.join(ROOT, "datasets", "mcqa", "sample.jsonl"))]
     rows = bundled + corpus()
-    server = gym.MCQAResourcesServer(
-        config=gym.MCQAResourcesServerConfig(host="0.0.0.0", port=8080, entrypoint="", name=""),
-        server_client=MagicMock(spec=ServerClient),
-    )
+    server = gym_server()
     gym_out = gym_verify(server, gym_requests(rows))
     ours, _, _ = cascade_score(rows)
     disagree = defaultdict(list)
@@ -210,10 +226,11 @@ def bench(server, rows):
     gym_secs = time.perf_counter() - started
     _, wall, rate = cascade_score(rows)
     print(f"one core ({len(rows)} rows, the corpus x{BENCH_REPEAT}; affinity {sorted(os.sched_getaffinity(0))}):")
-    print(f"  nemo-gym 0.4.0 MCQAResourcesServer.verify (built requests): {len(rows) / gym_secs:.0f} samples/s")
+    print(f"  nemo-gym 0.7.0 MCQAResourcesServer.verify (built requests): {len(rows) / gym_secs:.0f} samples/s")
     print(f"  cascade score --env mcqa --jobs 1 (scoring, as it reports): {rate:.0f} samples/s; "
           f"whole process incl. start-up and JSON: {len(rows) / wall:.0f} samples/s")
 
 
 if __name__ == "__main__":
+    CASCADE = sys.argv[1]
     main()

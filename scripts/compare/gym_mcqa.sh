@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# cascade's `mcqa` env vs NeMo Gym 0.4.0's own mcqa verifier, in-process: agreement on
+# cascade's `mcqa` env vs NeMo Gym 0.7.0's own mcqa verifier, in-process: agreement on
 # the bundled sample plus a generated corpus of answer forms, every disagreement, and
 # samples/s on one core (taskset -c 0) for both, in the same run. Uses the nemo-gym
-# venv that scripts/compare/nemo_gym.sh installs; builds the dev `cascade` binary, or
+# venv that scripts/compare/gym_venv.sh installs; builds the dev `cascade` binary, or
 # with OPT=1 the dev binary with cascade's own crates (verifiers, envs, cli) at
 # opt-level 3 (dependencies are at opt-level 2 in dev already; a release build would
 # rebuild every dependency).
@@ -13,11 +13,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 # shellcheck source=scripts/setup
 source scripts/setup >/dev/null
-venv="${CASCADE_CACHE:-$HOME/.cache/cascade}/venv-nemo-gym-0.4.0"
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import resources_servers.mcqa.app' 2>/dev/null; then
-  echo "nemo-gym 0.4.0 is missing: run scripts/compare/nemo_gym.sh once to install it" >&2
-  exit 2
-fi
+# shellcheck source=gym_venv.sh
+. scripts/compare/gym_venv.sh
 flags=()
 if [ "${OPT:-0}" = 1 ]; then
   for crate in cascade-verifiers cascade-envs cascade; do

@@ -1,5 +1,5 @@
 """Differential test and one-core benchmark: cascade's `structured_output` beside NeMo
-Gym 0.4.0's `structured_outputs` verifier, run in-process (its own pure functions, no
+Gym 0.7.0's `structured_outputs` verifier, run in-process (its own pure functions, no
 server), on the same rows: the bundled sample plus a seeded corpus of edge cases.
 
     scripts/compare/gym_structured_output.sh [CASCADE_BIN] [N_CORPUS]
@@ -76,6 +76,27 @@ def known_cause(row):
     if isinstance(row.get("response"), str) and row.get("schema_type") in ("csv", "xml") and re.match(r"[ \t\r]*\n", answer_text(row["response"])):
         return "cascade drops blank lines before the document; Gym's csv takes a blank first line as the header, and expat refuses an XML declaration after one"
     return None
+
+
+def kind_of(row):
+    """A row's response form, for grouping differences: format and wrapping."""
+    if str(row.get("id", "")).startswith("edge_"):
+        return row["id"]
+    if not isinstance(row.get("schema_str"), str):
+        return "schema-object"
+    response = row.get("response")
+    fmt = row.get("schema_type") or "json"
+    if row.get("response_mode") == "tool_call":
+        return f"tool_call:{fmt}"
+    if not isinstance(response, str):
+        return f"non-text:{fmt}"
+    if response.startswith("Here is"):
+        return f"prose-fenced:{fmt}"
+    if last_fence(response) is not None:
+        return f"fenced:{fmt}"
+    if response.startswith("<think>"):
+        return f"think:{fmt}"
+    return f"bare:{fmt}"
 
 
 def strip_blank_lines(text):

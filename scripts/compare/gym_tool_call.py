@@ -3,8 +3,8 @@
 - BFCL's own AST checker (`ast_checker(..., "parallel")`), loaded at run time from a
   fetched gorilla checkout (`--gorilla GIT_DIR`; its heavy `model_config` module, used
   only for dotted function names, is replaced by an empty mapping);
-- NeMo Gym 0.4.0's xlam_fc `verify` (rows with `expected_answers`);
-- NeMo Gym 0.4.0's single_step_tool_use_with_argument_comparison `verify` (rows with
+- NeMo Gym 0.7.0's xlam_fc `verify` (rows with `expected_answers`);
+- NeMo Gym 0.7.0's single_step_tool_use_with_argument_comparison `verify` (rows with
   `expected_action`, threshold 0.1 as its main config).
 
 Corpus: the bundled `datasets/tool_call/sample.jsonl` (BFCL peer, rows with a
@@ -357,7 +357,7 @@ def main():
     for name, verify in gym_verifiers().items():
         cases = rows[name]
         scores, peer_rate = timed(lambda c: loop.run_until_complete(verify(c[1])), cases)
-        rates[name] = (len(cases), peer_rate, *compare(f"NeMo Gym 0.4.0 {name}", cases, scores, args.cascade))
+        rates[name] = (len(cases), peer_rate, *compare(f"NeMo Gym 0.7.0 {name}", cases, scores, args.cascade))
     print("\n== samples/s on one core (peer in-process; cascade score --jobs 1, dev build: wall incl. start-up / its own summary)")
     for name, (n, peer, wall, reported) in rates.items():
         print(f"  {name:12s} {n:5d} rows  peer {peer:10.0f}   cascade {wall:8.0f} / {reported or 0:8.0f}")

@@ -3,8 +3,8 @@
 # verifiers, on the bundled sample and a seeded corpus of mutated calls: agreement,
 # every disagreement by class, and samples/s on one core (taskset -c 0), all peers and
 # `cascade score --jobs 1` (dev build) in the same run, then the verifier's release
-# bench on the BFCL rows. Needs the nemo-gym 0.4.0 venv
-# (scripts/compare/nemo_gym.sh installs it) and a gorilla checkout's git dir (BFCL's
+# bench on the BFCL rows. Needs the nemo-gym 0.7.0 venv
+# (scripts/compare/gym_venv.sh installs it) and a gorilla checkout's git dir (BFCL's
 # checker is loaded from it at run time, never vendored).
 #
 #   scripts/compare/gym_tool_call.sh GORILLA_GIT_DIR [--rows N]
@@ -14,11 +14,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 source scripts/setup
 gorilla="${1:?usage: gym_tool_call.sh GORILLA_GIT_DIR [--rows N]}"
 shift
-venv="${CASCADE_CACHE:-$HOME/.cache/cascade}/venv-nemo-gym-0.4.0"
-if ! "$venv/bin/python" -c 'import resources_servers.xlam_fc.app' 2>/dev/null; then
-  echo "nemo-gym 0.4.0 is not installed in $venv: run scripts/compare/nemo_gym.sh once" >&2
-  exit 1
-fi
+# shellcheck source=gym_venv.sh
+. scripts/compare/gym_venv.sh
 cargo build -q --no-default-features --bin cascade
 cargo bench -q --workspace --bench tool_call --no-run
 corpus="$(mktemp --suffix=.jsonl)"

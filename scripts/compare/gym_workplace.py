@@ -19,20 +19,22 @@ import subprocess
 import sys
 import time
 
-cascade, package, out_dir = sys.argv[1], sys.argv[2], sys.argv[3]
-n_refs = int(sys.argv[4]) if len(sys.argv) > 4 else 60
-sys.path.insert(0, os.path.dirname(os.path.dirname(package)))
-import pandas as pd  # noqa: E402
-from resources_servers.workplace_assistant.utils import is_correct  # noqa: E402
-
-csv = os.path.join(package, "csv_data")
-P = os.path.join(csv, "processed")
-emails = pd.read_csv(os.path.join(P, "emails.csv"), dtype=str)
-events = pd.read_csv(os.path.join(P, "calendar_events.csv"), dtype=str)
-tasks = pd.read_csv(os.path.join(P, "project_tasks.csv"), dtype=str)
-crm = pd.read_csv(os.path.join(P, "customer_relationship_manager_data.csv"), dtype=str)
-staff = sorted(set(tasks["assigned_to_email"]))
+csv = emails = events = tasks = crm = staff = None
 rng = random.Random(0)
+
+
+def load(package):
+    """Reads Gym's CSVs (the reference calls' ids come from them)."""
+    global csv, emails, events, tasks, crm, staff
+    import pandas as pd
+
+    csv = os.path.join(package, "csv_data")
+    processed = os.path.join(csv, "processed")
+    emails = pd.read_csv(os.path.join(processed, "emails.csv"), dtype=str)
+    events = pd.read_csv(os.path.join(processed, "calendar_events.csv"), dtype=str)
+    tasks = pd.read_csv(os.path.join(processed, "project_tasks.csv"), dtype=str)
+    crm = pd.read_csv(os.path.join(processed, "customer_relationship_manager_data.csv"), dtype=str)
+    staff = sorted(set(tasks["assigned_to_email"]))
 
 
 def c(name, **args):
@@ -100,38 +102,77 @@ def variants(ref):
     yield "delete_then_send", [c("email_delete_email", email_id=pick(emails, "email_id")), c("email_send_email", recipient=staff[0], subject="s", body="b")]
 
 
-rows = []
-for i in range(n_refs):
-    ref = reference()
-    for kind, pred in variants(ref):
-        if kind == "delete_then_send":
-            # Equivalent to the reference "send, then delete" (a Gym-only difference: row labels).
-            ref = [pred[1], pred[0]]
-        rows.append({"id": f"{i}-{kind}", "kind": kind, "ground_truth": ref, "predicted": pred})
+def reference_rows(n_refs):
+    rows = []
+    for i in range(n_refs):
+        ref = reference()
+        for kind, pred in variants(ref):
+            if kind == "delete_then_send":
+                # Equivalent to the reference "send, then delete" (a Gym-only difference: row labels).
+                ref = [pred[1], pred[0]]
+            rows.append({"id": f"{i}-{kind}", "kind": kind, "ground_truth": ref, "predicted": pred})
+    return rows
 
-t = time.perf_counter()
-with contextlib.redirect_stdout(io.StringIO()):  # Gym prints every failed call
-    gym = [float(is_correct(r["predicted"], r["ground_truth"], None)) for r in rows]
-gym_rate = len(rows) / (time.perf_counter() - t)
 
-os.makedirs(out_dir, exist_ok=True)
-inp = os.path.join(out_dir, "workplace_gym_corpus.jsonl")
-with open(inp, "w") as f:
-    for r in rows:
-        items = [{"type": "function_call", "call_id": "c", **p} for p in r["predicted"]]
-        f.write(json.dumps({"id": r["id"], "ground_truth": r["ground_truth"], "response_output": items}) + "\n")
-outp = os.path.join(out_dir, "workplace_gym_scores.jsonl")
-t = time.perf_counter()
-subprocess.run(["taskset", "-c", "0", cascade, "score", "--env", "workplace", "--jobs", "1", "--config", f"data_dir={csv}", "--input", inp, "--output", outp], check=True, stderr=subprocess.DEVNULL)
-ours_rate = len(rows) / (time.perf_counter() - t)
-ours = [json.loads(l)["reward"] for l in open(outp)]
+def items(calls):
+    return [{"type": "function_call", "call_id": f"c{k}", "id": f"fc_{k}", "status": "completed", **p}
+            for k, p in enumerate(calls)]
 
-agree = sum(a == b for a, b in zip(gym, ours))
-print(f"rows: {len(rows)}, agreement: {agree}/{len(rows)}")
-by_kind = {}
-for r, a, b in zip(rows, gym, ours):
-    if a != b:
-        by_kind.setdefault(r["kind"], []).append((r["id"], a, b))
-for kind, cases in sorted(by_kind.items()):
-    print(f"disagree [{kind}] x{len(cases)}: e.g. {cases[0][0]} gym={cases[0][1]} cascade={cases[0][2]}")
-print(f"one core: gym is_correct {gym_rate:.1f} samples/s; cascade score (dev build, incl. start and CSV load) {ours_rate:.1f} samples/s")
+
+def corpus(package, n_refs, seeded):
+    """(row, kind): Gym's published layout (id, responses_create_params, ground_truth,
+    category, environment_name) with the model's calls as `response_output`; some
+    answers carry a closing message after the calls, or are text only."""
+    global rng
+    load(package)
+    rng = seeded
+    out = []
+    for r in reference_rows(n_refs):
+        output = items(r["predicted"])
+        if r["kind"] == "nothing" and rng.random() < 0.5:
+            output = [{"id": "msg_1", "type": "message", "role": "assistant", "status": "completed",
+                       "content": [{"type": "output_text", "text": "Done.", "annotations": []}]}]
+        row = {"id": r["id"], "responses_create_params": {"input": [{"role": "user", "content": "Do the task."}]},
+               "ground_truth": r["ground_truth"], "category": "workbench", "environment_name": "workbench",
+               "response_output": output, "response": ""}
+        out.append((row, r["kind"]))
+    return out
+
+
+def main():
+    from resources_servers.workplace_assistant.utils import is_correct
+
+    cascade, package, out_dir = sys.argv[1], sys.argv[2], sys.argv[3]
+    n_refs = int(sys.argv[4]) if len(sys.argv) > 4 else 60
+    load(package)
+    rows = reference_rows(n_refs)
+    t = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()):  # Gym prints every failed call
+        gym = [float(is_correct(r["predicted"], r["ground_truth"], None)) for r in rows]
+    gym_rate = len(rows) / (time.perf_counter() - t)
+
+    os.makedirs(out_dir, exist_ok=True)
+    inp = os.path.join(out_dir, "workplace_gym_corpus.jsonl")
+    with open(inp, "w") as f:
+        for r in rows:
+            f.write(json.dumps({"id": r["id"], "ground_truth": r["ground_truth"], "response": "", "response_output": items(r["predicted"])}) + "\n")
+    outp = os.path.join(out_dir, "workplace_gym_scores.jsonl")
+    t = time.perf_counter()
+    subprocess.run(["taskset", "-c", "0", cascade, "score", "--env", "workplace", "--jobs", "1", "--config", f"data_dir={csv}", "--input", inp, "--output", outp], check=True, stderr=subprocess.DEVNULL)
+    ours_rate = len(rows) / (time.perf_counter() - t)
+    ours = [json.loads(line)["reward"] for line in open(outp)]
+
+    agree = sum(a == b for a, b in zip(gym, ours))
+    print(f"rows: {len(rows)}, agreement: {agree}/{len(rows)}")
+    by_kind = {}
+    for r, a, b in zip(rows, gym, ours):
+        if a != b:
+            by_kind.setdefault(r["kind"], []).append((r["id"], a, b))
+    for kind, cases in sorted(by_kind.items()):
+        print(f"disagree [{kind}] x{len(cases)}: e.g. {cases[0][0]} gym={cases[0][1]} cascade={cases[0][2]}")
+    print(f"one core: gym is_correct {gym_rate:.1f} samples/s; cascade score (dev build, incl. start and CSV load) {ours_rate:.1f} samples/s")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.dirname(sys.argv[2])))
+    main()

@@ -284,33 +284,40 @@ def instruction(rng, iid, u):
     return kw, rng.choice([fuzz_text(rng), " ".join(sentences(rng, 3)), "\n\n".join(sentences(rng, 2))])
 
 
-def write(n, seed, out, vi):
+def rows(n, seed, vi):
+    """N generated Gym rows (with `response`), seeded."""
     registry, u = load(vi)
     ids = sorted(i for i in registry if i not in LANGUAGE_IDS)
     missing = sorted(set(GENERATORS) - set(registry))
     if missing:
         sys.exit(f"generators for ids the reference lacks: {missing}")
     rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        first = ids[i % len(ids)]
+        kwargs, response = instruction(rng, first, u)
+        iids, kws = [first], [kwargs]
+        for _ in range(rng.choice([0, 0, 1, 2])):
+            extra = rng.choice(ids)
+            iids.append(extra)
+            kws.append(instruction(rng, extra, u)[0])
+        if rng.random() < 0.03:
+            iids.append(rng.choice(["punctuation:no_semicolon", "count:word_count_range"]))
+            kws.append({})
+        if rng.random() < 0.03:
+            response = rng.choice(["", " ", "\n"])
+        vm = {"prompt": "p", "instruction_id_list": iids, "kwargs": kws}
+        if rng.random() < 0.5:
+            vm["grading_mode"] = rng.choice(["binary", "fraction"])
+        out.append({"id": f"g{i:05d}", "response": response,
+                    "responses_create_params": {"input": [{"role": "user", "content": "p"}]},
+                    "verifier_metadata": vm})
+    return out
+
+
+def write(n, seed, out, vi):
     with open(out, "w", encoding="utf-8") as f:
-        for i in range(n):
-            first = ids[i % len(ids)]
-            kwargs, response = instruction(rng, first, u)
-            iids, kws = [first], [kwargs]
-            for _ in range(rng.choice([0, 0, 1, 2])):
-                extra = rng.choice(ids)
-                iids.append(extra)
-                kws.append(instruction(rng, extra, u)[0])
-            if rng.random() < 0.03:
-                iids.append(rng.choice(["punctuation:no_semicolon", "count:word_count_range"]))
-                kws.append({})
-            if rng.random() < 0.03:
-                response = rng.choice(["", " ", "\n"])
-            vm = {"prompt": "p", "instruction_id_list": iids, "kwargs": kws}
-            if rng.random() < 0.5:
-                vm["grading_mode"] = rng.choice(["binary", "fraction"])
-            row = {"id": f"g{i:05d}", "response": response,
-                   "responses_create_params": {"input": [{"role": "user", "content": "p"}]},
-                   "verifier_metadata": vm}
+        for row in rows(n, seed, vi):
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 

@@ -23,9 +23,6 @@ from nemo_gym.base_resources_server import (
 from nemo_gym.config_types import AggregateMetrics
 from nemo_gym.openai_utils import NeMoGymResponse, NeMoGymResponseCreateParamsNonStreaming
 
-CASCADE = sys.argv[1]
-
-
 def responses_api(text):
     return NeMoGymResponse(
         id="resp_1",
@@ -139,8 +136,9 @@ def main():
     finally:
         server.terminate()
         assert server.wait(timeout=60) == 0
-    print(f"nemo-gym 0.4.0 models: {checked} /verify replies validated as BaseVerifyResponse, rewards as expected")
+    print(f"nemo-gym 0.7.0 models: {checked} /verify replies validated as BaseVerifyResponse, rewards as expected")
 
 
 if __name__ == "__main__":
+    CASCADE = sys.argv[1]
     main()
