@@ -14,7 +14,9 @@ both (`tests/input_formats.rs`).
   `response` to score. The last row has no `extra_info.index` (its id is its position).
 - `hf/data/{train,test}-0000K-of-0000N.parquet`: a Hugging Face dataset folder (the
   Hub's layout) of cascade-layout math rows; `train` has three shards, the middle one
-  empty, the last written with zstd (the others with pyarrow's default, snappy).
+  empty. Between them the files use every codec cascade reads: snappy (pyarrow's
+  default: `verl_math`, the empty shard), lz4 (`train-00000`), zstd (`train-00002`)
+  and gzip (`test`).
 """
 
 import json
@@ -113,7 +115,9 @@ def main():
         rows = []
         for k, shard in enumerate(shards):
             name = f"{split}-{k:05d}-of-{len(shards):05d}.parquet"
-            codec = "zstd" if k == 2 else "snappy"
+            codec = {("train", 0): "lz4", ("train", 2): "zstd", ("test", 0): "gzip"}.get(
+                (split, k), "snappy"
+            )
             rows += write(shard, HERE / "hf" / "data" / name, schema, codec).to_pylist()
         write_jsonl(rows, HERE / f"hf_{split}.jsonl")
 

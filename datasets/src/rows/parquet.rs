@@ -3,7 +3,7 @@
 //! one open file at a time.
 
 use std::fs::File;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use parquet::file::reader::SerializedFileReader;
 use parquet::record::reader::RowIter;
@@ -30,7 +30,7 @@ impl<'a> Rows<'a> {
     }
 }
 
-fn open(path: &PathBuf) -> Result<RowIter<'static>, RowsError> {
+fn open(path: &Path) -> Result<RowIter<'static>, RowsError> {
     let file = || path.display().to_string();
     let handle = File::open(path).map_err(|source| RowsError::Open {
         file: file(),
