@@ -12,6 +12,10 @@
 //! [`long_context_gen`] long-context rows sized in tokens of a tokenizer it is handed (it
 //! links no tokenizer itself).
 //!
+//! Every command reads a dataset through [`rows::RowSource`]: JSON Lines, a parquet file
+//! (verl's RL layout, whose rows the environments read as they are) or a Hugging Face
+//! dataset folder of parquet shards, rows in order with their 1-based positions.
+//!
 //! ## What this crate may not do
 //! - It downloads nothing: users point it at files they have.
 //! - It never drops or reorders rows: a row it cannot convert is an error naming the
@@ -25,6 +29,7 @@ pub mod jsonl;
 pub mod long_context_gen;
 pub mod math;
 pub mod preference;
+pub mod rows;
 pub mod swe;
 pub mod workplace_gen;
 

@@ -10,6 +10,10 @@
 //!   a field under `verifier_metadata` wins, as in Gym;
 //! - NeMo Gym's `ifbench` rows: top-level fields, IFBench ids, `grading_mode`.
 //!
+//! verl's RL rows are read too ([`crate::verl`]): the `prompt` messages as the prompt,
+//! and an object `reward_model.ground_truth` as the task fields
+//! (`{"instruction_id_list": […], "kwargs": […]}`).
+//!
 //! The reward is `grading_mode`'s: `binary` (1 when every instruction is followed,
 //! strict) or `fraction` (the share followed; 0 for an empty list, as Gym). The
 //! config's `fractional = true` forces `fraction`; otherwise the row's mode is
@@ -220,6 +224,9 @@ impl Environment for IfevalEnv {
     }
 
     fn prompt(&self, row: &Sample) -> Result<Vec<ChatMessage>, FieldError> {
+        if let Some(messages) = crate::verl::verl_prompt(row)? {
+            return Ok(messages);
+        }
         let prompt =
             task_field(row, "prompt").ok_or_else(|| FieldError::Missing("prompt".into()))?;
         let prompt = prompt
@@ -229,6 +236,8 @@ impl Environment for IfevalEnv {
     }
 
     fn score(&self, sample: &Sample) -> Reward {
+        let derived = crate::verl::verl_fields(sample, None);
+        let sample = derived.as_ref().unwrap_or(sample);
         self.try_score(sample).unwrap_or_else(Reward::from)
     }
 }
@@ -265,6 +274,28 @@ mod tests {
             "instruction_id_list": ["punctuation:no_comma", "change_case:english_lowercase"],
             "kwargs": [{}, {"unused_in_hf_rows": null}],
         })
+    }
+
+    /// verl's RL layout: the chat `prompt`, the task fields in an object ground truth.
+    #[test]
+    fn verl_rows_take_their_fields_from_the_ground_truth() {
+        let line = json!({
+            "data_source": "google/IFEval",
+            "prompt": [{"role": "user", "content": "Write a haiku."}],
+            "reward_model": {"style": "rule", "ground_truth": {
+                "instruction_id_list": ["punctuation:no_comma"], "kwargs": [{}]}},
+            "extra_info": {"index": 3},
+            "response": "no commas here",
+        });
+        let env = IfevalEnv::new(IfevalConfig::default());
+        assert_eq!(
+            env.prompt(&Sample::new(line.clone())).unwrap(),
+            [ChatMessage::user("Write a haiku.")]
+        );
+        assert_eq!(score(IfevalConfig::default(), line.clone()).score, 1.0);
+        let mut comma = line;
+        comma["response"] = json!("one, two");
+        assert_eq!(score(IfevalConfig::default(), comma).score, 0.0);
     }
 
     #[test]

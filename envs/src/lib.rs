@@ -48,6 +48,7 @@ pub mod structured_output;
 pub mod swe;
 pub mod tool_call;
 pub mod verifier_env;
+pub mod verl;
 pub mod workplace;
 
 pub use cascade_verifiers::{inventory, Reward, Sample};

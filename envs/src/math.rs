@@ -5,10 +5,12 @@
 //! in `answer` (or `expected_answer`). NeMo Gym's math_with_judge rows are read as
 //! published: their prompt is `responses_create_params.input` (its own instruction and
 //! system message, nothing appended); `question`/`expected_answer` are the problem and
-//! the gold. A problem that already asks for a `\boxed{}` answer gets no second
-//! instruction. Reward 1 when the extracted answer equals the gold answer, else 0.
-//! math_with_judge's rows follow its rule (Gym 0.4.0 and later): an answer whose last
-//! `\boxed{` does not close or holds only blanks scores 0, whatever else it states.
+//! the gold. verl's RL rows are read as published too ([`crate::verl`]): the prompt is
+//! the `prompt` messages, `reward_model.ground_truth` the gold. A problem that already
+//! asks for a `\boxed{}` answer gets no second instruction. Reward 1 when the
+//! extracted answer equals the gold answer, else 0. math_with_judge's rows follow its
+//! rule (Gym 0.4.0 and later): an answer whose last `\boxed{` does not close or holds
+//! only blanks scores 0, whatever else it states.
 //! `details`: `extracted` (string or null), `extracted_from`, `normal_form`,
 //! `gold_normal_form`, `verdict` (`correct`, `wrong`, `no_answer`, `undecidable`) and
 //! `reason`.
@@ -21,6 +23,7 @@ use serde_json::Value;
 use crate::environment::{ChatMessage, Environment};
 use crate::gym::gym_prompt;
 use crate::registry::EnvPlugin;
+use crate::verl::{verl_fields, verl_prompt};
 
 /// The instruction appended to every problem unless configured otherwise.
 pub const DEFAULT_INSTRUCTION: &str =
@@ -81,13 +84,17 @@ impl Environment for MathEnv {
 
     fn prompt(&self, row: &Sample) -> Result<Vec<ChatMessage>, FieldError> {
         let mut messages = Vec::with_capacity(2);
-        let gym = gym_prompt(row)?;
-        let has_system = gym.iter().flatten().any(|m| m.role == "system");
+        // A row carries its own chat (Gym's or verl's) or a problem to render.
+        let chat = match gym_prompt(row)? {
+            Some(messages) => Some(messages),
+            None => verl_prompt(row)?,
+        };
+        let has_system = chat.iter().flatten().any(|m| m.role == "system");
         if let Some(system) = self.config.system_prompt.as_ref().filter(|_| !has_system) {
             messages.push(ChatMessage::system(system.clone()));
         }
-        if let Some(gym) = gym {
-            messages.extend(gym);
+        if let Some(chat) = chat {
+            messages.extend(chat);
             return Ok(messages);
         }
         let problem = problem_text(row)?;
@@ -103,6 +110,8 @@ impl Environment for MathEnv {
     }
 
     fn score(&self, sample: &Sample) -> Reward {
+        let derived = verl_fields(sample, Some("answer"));
+        let sample = derived.as_ref().unwrap_or(sample);
         if let Err(e) = sample.validate_common() {
             return Reward::error(e.to_string()).with("extracted", Value::Null);
         }
@@ -251,6 +260,39 @@ mod tests {
             sample(r#"{"question":"1+1?","expected_answer":"2","response":"The answer is 2."}"#);
         assert_eq!(env.score(&bare).score, 1.0);
         assert!(!last_box_filled("\\boxed{}") && last_box_filled("\\boxed{{x}}"));
+    }
+
+    /// verl's RL layout (`examples/data_preprocess/gsm8k.py`): the chat `prompt` as is,
+    /// `reward_model.ground_truth` as the gold, over gsm8k's worked `answer` column.
+    #[test]
+    fn reads_verl_rows_as_published() {
+        let env = MathEnv::default();
+        let row = |response: &str| {
+            Sample::new(serde_json::json!({
+                "data_source": "openai/gsm8k",
+                "prompt": [{"role": "user", "content": "What is 2+2? Let's think step by step."}],
+                "ability": "math",
+                "reward_model": {"style": "rule", "ground_truth": "4"},
+                "extra_info": {"split": "train", "index": 7},
+                "answer": "2 + 2 = <<2+2=4>>4\n#### 4",
+                "response": response,
+            }))
+        };
+        assert_eq!(
+            env.prompt(&row("")).unwrap(),
+            vec![ChatMessage::user("What is 2+2? Let's think step by step.")]
+        );
+        let r = env.score(&row("so \\boxed{4}"));
+        assert_eq!((r.score, &r.details["extracted"]), (1.0, &Value::from("4")));
+        assert_eq!(env.score(&row("\\boxed{5}")).score, 0.0);
+        let system = MathEnv::new(MathConfig {
+            system_prompt: Some("S".into()),
+            ..MathConfig::default()
+        });
+        assert_eq!(
+            system.prompt(&row("")).unwrap()[0],
+            ChatMessage::system("S")
+        );
     }
 
     #[test]

@@ -12,6 +12,10 @@
 //! The answer is read by `cascade_verifiers::mcqa` (rules there). Reward 1 when the
 //! letter read is the expected one, else 0.
 //!
+//! verl's RL rows are read too ([`crate::verl`]): the `prompt` messages as the prompt,
+//! `reward_model.ground_truth` as the expected letter (or, as an object, the task
+//! fields, `options` among them when the row has no `options` column).
+//!
 //! A row's `template_metadata.output_regex` (Gym's per-row answer patterns, one or a
 //! list) is tried before the grading mode, as in Gym.
 //!
@@ -35,6 +39,7 @@ use serde_json::Value;
 use crate::environment::{ChatMessage, Environment};
 use crate::gym::gym_prompt;
 use crate::registry::EnvPlugin;
+use crate::verl::{verl_fields, verl_prompt};
 
 pub use patterns::PatternCache;
 pub use row::{McqaRow, RowError};
@@ -129,6 +134,9 @@ impl Environment for McqaEnv {
         if let Some(messages) = gym_prompt(row)? {
             return Ok(messages);
         }
+        if let Some(messages) = verl_prompt(row)? {
+            return Ok(messages);
+        }
         let question = question(row)?;
         let choices = row::choices(row).map_err(RowError::into_field_error)?;
         let mode = self.mode(row::grading_mode(row).ok().flatten());
@@ -141,6 +149,8 @@ impl Environment for McqaEnv {
     }
 
     fn score(&self, sample: &Sample) -> Reward {
+        let derived = verl_fields(sample, Some("expected_answer"));
+        let sample = derived.as_ref().unwrap_or(sample);
         if let Err(e) = sample.validate_common() {
             return self.malformed(sample, e.to_string());
         }

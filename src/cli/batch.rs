@@ -9,7 +9,7 @@ use anyhow::Context;
 use cascade_envs::{score_guarded, Environment, ResultLine, ScoringPool};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::jsonl::NumberedSample;
+use super::input::NumberedSample;
 
 /// Scores every sample with `jobs` threads (0 = all cores).
 pub fn score_all(

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use cascade_envs::{Registry, ResultLine};
 
 use super::batch::score_all;
-use super::jsonl::{read_samples, NumberedSample};
+use super::input::{read_results, read_samples, NumberedSample};
 use super::score::build_env;
 use super::summary::Summary;
 use super::{Failure, Plugins};
@@ -22,9 +22,12 @@ pub struct CheckArgs {
     /// Environment name (see `cascade envs`).
     #[arg(long)]
     pub env: String,
-    /// Input samples, one JSON object per line.
+    /// Input samples: JSONL, a parquet file or a dataset folder (as `score`).
     #[arg(long)]
     pub input: PathBuf,
+    /// The split to read when `--input` is a dataset folder [default: train].
+    #[arg(long)]
+    pub split: Option<String>,
     /// Stored results (the output of `cascade score`).
     #[arg(long)]
     pub expected: PathBuf,
@@ -39,8 +42,8 @@ pub struct CheckArgs {
 pub fn run(args: CheckArgs, plugins: &Plugins) -> Result<(), Failure> {
     let registry = plugins.registry(&[], None)?;
     let env = build_env(&registry, &args.env, &args.config, &args.input)?;
-    let samples = read_samples(&args.input).map_err(Failure::usage)?;
-    let expected = read_samples(&args.expected).map_err(Failure::usage)?;
+    let samples = read_samples(&args.input, args.split.as_deref()).map_err(Failure::usage)?;
+    let expected = read_results(&args.expected).map_err(Failure::usage)?;
     let started = Instant::now();
     let actual = score_all(env.as_ref(), &samples, args.jobs)?;
     eprint!(

@@ -1,5 +1,5 @@
 //! Argument parsing and dispatch. Each subcommand lives in its own module; they share
-//! the JSONL reader and the batch scorer. The training commands exist only with the
+//! the input reader and the batch scorer. The training commands exist only with the
 //! `train` feature (the default), so the reward side builds without torch.
 
 mod batch;
@@ -17,7 +17,7 @@ mod gen_ifeval;
 #[cfg(feature = "train")]
 mod gen_long_context;
 mod gen_workplace;
-mod jsonl;
+mod input;
 mod route;
 mod score;
 mod serve;

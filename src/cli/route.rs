@@ -12,7 +12,7 @@ use cascade_verifiers::Reward;
 use serde_json::Value;
 
 use super::batch::score_all;
-use super::jsonl::NumberedSample;
+use super::input::NumberedSample;
 use super::score::{build_env, ScoreArgs};
 use super::Failure;
 

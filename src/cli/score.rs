@@ -1,4 +1,4 @@
-//! `cascade score`: score every line of a JSONL file.
+//! `cascade score`: score every row of a dataset (JSONL, parquet or a folder of shards).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -12,7 +12,7 @@ use clap::Args;
 use cascade_envs::ResultLine;
 
 use super::batch::score_all;
-use super::jsonl::read_samples;
+use super::input::read_samples;
 use super::route::{score_routed, Routing};
 use super::summary::Summary;
 use super::{Failure, Plugins};
@@ -30,9 +30,13 @@ pub struct ScoreArgs {
     /// `--route mcqa_simple_agent=mcqa`.
     #[arg(long = "route", value_name = "VALUE=ENV", requires = "route_by")]
     pub routes: Vec<String>,
-    /// Input samples, one JSON object per line.
+    /// Input samples: JSONL (one JSON object per line), a parquet file, or a Hugging
+    /// Face dataset folder of parquet shards.
     #[arg(long)]
     pub input: PathBuf,
+    /// The split to read when `--input` is a dataset folder [default: train].
+    #[arg(long)]
+    pub split: Option<String>,
     /// Where to write results; stdout when absent.
     #[arg(long)]
     pub output: Option<PathBuf>,
@@ -49,7 +53,8 @@ pub fn run(args: ScoreArgs, plugins: &Plugins) -> Result<(), Failure> {
     let (label, results, elapsed) = match (&args.env, &args.route_by) {
         (Some(name), _) => {
             let env = build_env(&registry, name, &args.config, &args.input)?;
-            let samples = read_samples(&args.input).map_err(Failure::usage)?;
+            let samples =
+                read_samples(&args.input, args.split.as_deref()).map_err(Failure::usage)?;
             let started = Instant::now();
             let results = score_all(env.as_ref(), &samples, args.jobs)?;
             (name.clone(), results, started.elapsed())
@@ -57,7 +62,8 @@ pub fn run(args: ScoreArgs, plugins: &Plugins) -> Result<(), Failure> {
         (None, field) => {
             let field = field.as_deref().unwrap_or(cascade_envs::gym::AGENT_FIELD);
             let routing = Routing::new(field, &args.routes)?;
-            let samples = read_samples(&args.input).map_err(Failure::usage)?;
+            let samples =
+                read_samples(&args.input, args.split.as_deref()).map_err(Failure::usage)?;
             let started = Instant::now();
             let results = score_routed(&registry, &routing, &args, &samples)?;
             (format!("routed by {field}"), results, started.elapsed())
@@ -76,17 +82,21 @@ pub fn run(args: ScoreArgs, plugins: &Plugins) -> Result<(), Failure> {
 }
 
 /// Builds the named environment. Relative paths inside samples (e.g. `swe`'s `repo`)
-/// resolve against the input file's folder.
+/// resolve against the input file's folder (a dataset folder's own).
 pub fn build_env(
     registry: &Registry,
     name: &str,
     pairs: &[String],
     input: &Path,
 ) -> Result<Box<dyn Environment>, Failure> {
-    let dir = input
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = if input.is_dir() {
+        input
+    } else {
+        input
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+    };
     let config = EnvConfig::from_pairs(pairs.iter().map(String::as_str))
         .map_err(Failure::usage)?
         .with_base_dir(dir);

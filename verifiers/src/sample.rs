@@ -3,8 +3,9 @@
 //!
 //! The id may be a string, an integer or absent (NeMo Gym rows carry integer ids,
 //! `uuid`s or none). A result echoes it as given ([`Sample::id_value`]): the `id`, else
-//! Gym's `uuid`, else the row's 1-based line number in its file (or its 1-based
-//! position in a batch), which the reader records with [`Sample::at_line`].
+//! Gym's `uuid`, else verl's `extra_info.index`, else the row's 1-based line number in
+//! its file (its position in a parquet dataset, or in a batch), which the reader
+//! records with [`Sample::at_line`].
 
 use serde_json::{Map, Value};
 use thiserror::Error;
@@ -106,13 +107,24 @@ impl Sample {
 
     /// The id as it should be echoed in the result line: `id` as given, whatever its
     /// type (a bad id is still traceable), else Gym's `uuid`, else SWE-bench's
-    /// `instance_id`, else the line number, else null.
+    /// `instance_id`, else verl's `extra_info.index`, else the line number, else null.
     pub fn id_value(&self) -> Value {
-        ID_FIELDS
-            .iter()
-            .find_map(|f| self.get(f).filter(|v| !v.is_null()).cloned())
+        self.id_fields()
+            .find_map(|v| v.filter(|v| !v.is_null()).cloned())
             .or_else(|| self.line.map(Value::from))
             .unwrap_or(Value::Null)
+    }
+
+    /// The values that may name the row, in order of precedence: [`ID_FIELDS`], then
+    /// verl's `extra_info.index` when it is a string or an integer. verl's own field is
+    /// a convenience, not a row's declared id: anything else there (pandas writes an
+    /// integer column with gaps as floats) is passed over, never an error.
+    fn id_fields(&self) -> impl Iterator<Item = Option<&Value>> {
+        let verl = self
+            .get("extra_info")
+            .and_then(|info| info.get("index"))
+            .filter(|v| v.is_string() || v.is_i64() || v.is_u64());
+        ID_FIELDS.iter().map(|f| self.get(f)).chain([verl])
     }
 
     /// The id for messages: [`Sample::id_value`] as text (a string without quotes).
@@ -257,6 +269,22 @@ mod tests {
             ),
             (r#"{"id": null, "response": "x"}"#, serde_json::json!(7)),
             (r#"{"response": "x"}"#, serde_json::json!(7)),
+            (
+                r#"{"extra_info": {"index": 4, "split": "train"}, "response": "x"}"#,
+                serde_json::json!(4),
+            ),
+            (
+                r#"{"uuid": "u", "extra_info": {"index": 4}, "response": "x"}"#,
+                serde_json::json!("u"),
+            ),
+            (
+                r#"{"extra_info": {"index": null}, "response": "x"}"#,
+                serde_json::json!(7),
+            ),
+            (
+                r#"{"extra_info": {"index": 2.0}, "response": "x"}"#,
+                serde_json::json!(7),
+            ),
         ];
         for (line, id) in cases {
             let s = at(line);

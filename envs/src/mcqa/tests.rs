@@ -215,3 +215,37 @@ fn pattern_cache_compiles_each_pattern_once() {
     assert!(std::sync::Arc::ptr_eq(&first, &again));
     assert!(cache.get("(").is_err());
 }
+
+/// verl's RL layout: chat `prompt`, the letter in `reward_model.ground_truth`, the
+/// options beside it (or in an object ground truth).
+#[test]
+fn verl_rows_read_the_prompt_and_the_ground_truth_letter() {
+    let row = |truth: Value, response: &str| {
+        sample(json!({
+            "data_source": "mmlu",
+            "prompt": [{"role": "user", "content": "Which is a noble gas?\nA: Neon\nB: Sodium"}],
+            "reward_model": {"style": "rule", "ground_truth": truth},
+            "extra_info": {"split": "test", "index": 4},
+            "options": [{"A": "Neon"}, {"B": "Sodium"}],
+            "response": response,
+        }))
+    };
+    let env = McqaEnv::default();
+    let right = row(json!("A"), "\\boxed{A}");
+    assert_eq!(
+        env.prompt(&right).unwrap(),
+        [ChatMessage::user(
+            "Which is a noble gas?\nA: Neon\nB: Sodium"
+        )]
+    );
+    assert_eq!(env.score(&right).score, 1.0);
+    let wrong = env.score(&row(json!("A"), "\\boxed{B}"));
+    assert_eq!(
+        (wrong.score, &wrong.details["expected"]),
+        (0.0, &json!("A"))
+    );
+    let fields = json!({"expected_answer": "B", "options": {"A": "Neon", "B": "Sodium"}});
+    let mut bare = row(fields, "\\boxed{B}").value().clone();
+    bare.as_object_mut().unwrap().remove("options");
+    assert_eq!(env.score(&sample(bare)).score, 1.0);
+}

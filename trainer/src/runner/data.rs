@@ -4,7 +4,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use cascade_datasets::jsonl::{self, Numbered};
+use cascade_datasets::jsonl::Numbered;
+use cascade_datasets::rows::RowSource;
 use cascade_envs::{guard, guard_group, EnvConfig, Environment, Registry, Sample};
 use cascade_verifiers::FieldError;
 use serde_json::{Map, Value};
@@ -89,12 +90,12 @@ impl EnvData {
     }
 }
 
-/// Reads `path` (JSONL) with the shared reader, keeping at most `limit` rows (lines
-/// after the limit are not read), each with its line number; errors name the file
-/// and line.
+/// Reads `path` (JSONL, parquet, or a dataset folder's `train` split) with the shared
+/// row source, keeping at most `limit` rows (rows after the limit are not read), each
+/// with its line (its row, for parquet); errors name the file and line.
 pub fn read_rows(path: &Path, limit: Option<usize>) -> Result<Vec<Numbered<Sample>>, RunError> {
-    let file = path.display().to_string();
-    let rows = jsonl::lines(jsonl::open(path)?, &file)
+    let rows = RowSource::open(path, None)?
+        .rows()
         .take(limit.unwrap_or(usize::MAX))
         .map(|row| {
             row.map(|r| Numbered {

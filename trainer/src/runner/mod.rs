@@ -59,6 +59,8 @@ pub enum RunError {
     },
     #[error(transparent)]
     Jsonl(#[from] cascade_datasets::jsonl::JsonlError),
+    #[error(transparent)]
+    Rows(#[from] cascade_datasets::rows::RowsError),
     #[error("environment `{name}`: {message}")]
     Env { name: String, message: String },
     #[error("{path}: {message}")]
