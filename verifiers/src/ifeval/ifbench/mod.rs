@@ -170,3 +170,73 @@ impl Ifbench {
 pub(crate) fn follows(id: &str, kwargs: serde_json::Value, response: &str) -> bool {
     super::strict_verdict(id, kwargs, response)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ifeval::parse_each;
+    use serde_json::{json, Value};
+
+    /// Arguments that parse for every id that takes some.
+    fn kwargs(id: &str) -> Value {
+        match id {
+            "count:word_count_range" => json!({"min_words": 1, "max_words": 9}),
+            "ratio:stop_words" => json!({"percentage": 40}),
+            "ratio:overlap" => json!({"reference_text": "a b c d", "percentage": 10}),
+            "count:keywords_multiple" => json!({"keyword1": "a", "keyword2": "b",
+                "keyword3": "c", "keyword4": "d", "keyword5": "e"}),
+            "words:keywords_specific_position" => json!({"keyword": "a", "n": 2, "m": 3}),
+            "words:words_position" => json!({"keyword": "a"}),
+            "sentence:keyword" => json!({"word": "a", "N": 2}),
+            "format:options" => json!({"options": "yes/no/maybe"}),
+            "format:list" => json!({"sep": "-"}),
+            "repeat:repeat_change" => json!({"prompt_to_repeat": "a b c"}),
+            "repeat:repeat_span" => json!({"prompt_to_repeat": "a b c", "n_start": 0, "n_end": 2}),
+            "count:conjunctions" | "words:repeats" | "sentence:increment" => json!({"small_n": 2}),
+            id if id.starts_with("count:") && id != "count:punctuation" => json!({"N": 2}),
+            _ => json!({}),
+        }
+    }
+
+    #[test]
+    fn every_id_parses_and_start_verb_is_refused_with_its_reason() {
+        let ids: Vec<Value> = IDS.iter().map(|id| json!(id)).collect();
+        let kw: Vec<Value> = IDS.iter().map(|id| kwargs(id)).collect();
+        for (id, parsed) in IDS.iter().zip(parse_each(&ids, &kw).unwrap()) {
+            match parsed {
+                Ok(_) => assert_ne!(*id, "words:start_verb"),
+                Err(e) => {
+                    assert_eq!(*id, "words:start_verb", "{e}");
+                    assert!(e.to_string().contains("part-of-speech tagger"));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn megabyte_responses_are_checked_in_bounded_time() {
+        let ids: Vec<Value> = IDS.iter().map(|id| json!(id)).collect();
+        let kw: Vec<Value> = IDS.iter().map(|id| kwargs(id)).collect();
+        let parsed: Vec<Instruction> = parse_each(&ids, &kw)
+            .unwrap()
+            .into_iter()
+            .filter_map(Result::ok)
+            .collect();
+        let mb = 1 << 20;
+        for text in [
+            "a b. ".repeat(mb / 5),
+            "\n".repeat(mb),
+            "\n \n\n".repeat(mb / 4),
+            "(".repeat(mb),
+            "\"'".repeat(mb / 2),
+            "Question 1 A. x\n".repeat(mb / 16),
+            "\"a\",b\n".repeat(mb / 6),
+        ] {
+            let start = std::time::Instant::now();
+            for instruction in &parsed {
+                instruction.check(&text);
+            }
+            assert!(start.elapsed().as_secs() < 60, "{:?}", &text[..8]);
+        }
+    }
+}

@@ -29,17 +29,25 @@ pub enum Ratio {
 pub(super) fn parse(id: &str, a: &mut Args) -> Result<Ratio, IfevalError> {
     Ok(match id {
         "ratio:stop_words" => Ratio::StopWords {
-            percentage: a.number("percentage")?,
+            percentage: percentage(a)?,
         },
         "ratio:sentence_type" => Ratio::SentenceType,
         "ratio:sentence_balance" => Ratio::SentenceBalance,
         "ratio:overlap" => Ratio::Overlap {
             reference: trigrams(&a.text("reference_text")?),
-            percentage: a.number("percentage")?,
+            percentage: percentage(a)?,
         },
         "ratio:sentence_words" => Ratio::SentenceWords,
         _ => return Err(IfevalError::UnknownId(id.to_owned())),
     })
+}
+
+/// A percentage; the reference draws a negative one at random.
+fn percentage(a: &mut Args) -> Result<f64, IfevalError> {
+    match a.number("percentage")? {
+        p if p < 0.0 => Err(a.bad("percentage", format!("must not be negative, found {p}"))),
+        p => Ok(p),
+    }
 }
 
 /// NLTK's English stop word list (`nltk_data` corpora/stopwords/english). Its
