@@ -48,7 +48,8 @@ pub(super) fn is_digit(s: &str) -> bool {
 /// Python's `\d` in a `str` pattern: a Unicode decimal digit (category Nd).
 pub(super) fn is_decimal(c: char) -> bool {
     use unicode_general_category::{get_general_category, GeneralCategory};
-    c.is_ascii_digit() || (!c.is_ascii() && get_general_category(c) == GeneralCategory::DecimalNumber)
+    c.is_ascii_digit()
+        || (!c.is_ascii() && get_general_category(c) == GeneralCategory::DecimalNumber)
 }
 
 fn is_digit_char(c: char) -> bool {

@@ -162,7 +162,10 @@ fn palindromes(value: &str) -> usize {
 
 /// The reference's prime table stops at 97: longer words never pass.
 fn is_small_prime(n: usize) -> bool {
-    (2..=97).contains(&n) && (2..n).take_while(|d| d * d <= n).all(|d| !n.is_multiple_of(d))
+    (2..=97).contains(&n)
+        && (2..n)
+            .take_while(|d| d * d <= n)
+            .all(|d| !n.is_multiple_of(d))
 }
 
 fn repeats(value: &str, max: u64) -> bool {
