@@ -354,7 +354,7 @@ mod tests {
             "punctuation:no_semicolon",
             "punctuation:no_comma",
             "length_constraints:number_words",
-            "count:word_count_range"
+            "words:start_verb"
         ]);
         line["kwargs"] = json!([{}, {}, {"num_words": 10, "relation": "at most"}, {}]);
         let r = score(IfevalConfig::default(), line.clone());
@@ -367,7 +367,7 @@ mod tests {
                 "unknown instruction id `punctuation:no_semicolon`",
                 null,
                 "instruction `length_constraints:number_words`: kwarg `relation` must be \"less than\" or \"at least\", found \"at most\"",
-                "instruction `count:word_count_range` (IFBench) is not yet supported"
+                "instruction `words:start_verb` (IFBench) is not supported: it needs NLTK's averaged-perceptron part-of-speech tagger, a statistical model"
             ])
         );
         line["grading_mode"] = json!("fraction");

@@ -7,8 +7,9 @@ use thiserror::Error;
 pub enum IfevalError {
     #[error("unknown instruction id `{0}`")]
     UnknownId(String),
-    #[error("instruction `{0}` (IFBench) is not yet supported")]
-    NotYetSupported(String),
+    /// A known id whose check needs a statistical model the verifiers do not ship.
+    #[error("instruction `{id}` (IFBench) is not supported: {reason}")]
+    Unsupported { id: String, reason: &'static str },
     #[error("instruction `{id}`: unexpected kwarg `{kwarg}`")]
     UnexpectedKwarg { id: String, kwarg: String },
     #[error("instruction `{id}`: missing kwarg `{kwarg}`")]

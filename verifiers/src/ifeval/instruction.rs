@@ -3,6 +3,7 @@
 use regex::Regex;
 
 use super::extended::Extended;
+use super::ifbench::Ifbench;
 use super::relation::Relation;
 use super::{change_case, combination, content, format, keywords, language, length};
 use super::{punctuation, startend};
@@ -83,6 +84,8 @@ pub enum Instruction {
     Quotation,
     /// One of the 29 ids NeMo Gym's registry adds (see [`super::extended`]).
     Extended(Extended),
+    /// One of IFBench's 58 ids (see [`super::ifbench`]).
+    Ifbench(Ifbench),
 }
 
 /// The 25 ids, in IFEval's registry order.
@@ -178,6 +181,7 @@ impl Instruction {
             NoComma => punctuation::no_comma(value),
             Quotation => startend::quotation(value),
             Extended(e) => e.check(value),
+            Ifbench(i) => i.check(value),
         }
     }
 }

@@ -135,6 +135,20 @@ impl<'a> Args<'a> {
         }
     }
 
+    /// A number, integer or not (a percentage).
+    pub(super) fn number(&mut self, kwarg: &str) -> Result<f64, IfevalError> {
+        let v = self.take(kwarg)?;
+        match v.as_f64() {
+            Some(f) if f.is_finite() => Ok(f),
+            _ => Err(self.bad(kwarg, format!("must be a number, found {v}"))),
+        }
+    }
+
+    /// Accepts every kwarg left (a check whose reference takes `**kwargs`).
+    pub(super) fn ignore_rest(&mut self) {
+        self.map.clear();
+    }
+
     /// Accepts a kwarg the check does not use.
     pub(super) fn ignore(&mut self, kwarg: &str) {
         self.map.remove(kwarg);
@@ -281,11 +295,8 @@ pub fn parse(id: &str, kwargs: Option<&Map<String, Value>>) -> Result<Instructio
         "change_case:english_lowercase" => EnglishLowercase,
         "punctuation:no_comma" => NoComma,
         "startend:quotation" => Quotation,
-        _ => match extended::parse(id, &mut a) {
+        _ => match extended::parse(id, &mut a).or_else(|| ifbench::parse(id, &mut a)) {
             Some(parsed) => parsed?,
-            None if ifbench::is_ifbench(id) => {
-                return Err(IfevalError::NotYetSupported(id.to_owned()))
-            }
             None => return Err(IfevalError::UnknownId(id.to_owned())),
         },
     };

@@ -2,8 +2,9 @@
 //! the reference's verdicts on every deterministic check (Google's
 //! `instruction_following_eval`, as shipped in `lm-eval`), and the 29 ids NeMo
 //! Gym's `instruction_following` registry adds ([`extended`], after the
-//! `verifiable_instructions` package). IFBench's 58 ids are known and refused per
-//! instruction as not yet supported ([`ifbench`]).
+//! `verifiable_instructions` package), and IFBench's 58 ([`ifbench`], as NeMo Gym's
+//! `ifbench` server grades them; one, which needs a POS tagger, is refused per
+//! instruction).
 //!
 //! ```
 //! use cascade_verifiers::ifeval::{evaluate, parse_list};
