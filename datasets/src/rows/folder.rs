@@ -14,7 +14,8 @@
 //!
 //! In layouts 1 and 4 a file's split is its name up to the first `-` (its whole stem
 //! when it has none). When no split is named and the files are all of one split, that
-//! split is read whatever its name (`part-0.parquet`, `part-1.parquet`). Otherwise a
+//! split is read whatever its name (`part-0.parquet`, `part-1.parquet`), unless it is a
+//! held-out split (`test`, `validation`, `valid`, `dev`, `eval`). Otherwise a
 //! missing split is an error listing the splits that are there. Shards are read in
 //! name order (the Hub's zero-padded numbers sort as numbers).
 
@@ -80,6 +81,9 @@ pub fn shards(dir: &Path, split: Option<&str>) -> Result<Vec<PathBuf>, FolderErr
     }
 }
 
+/// Split names that hold held-out rows: never read unless named.
+const HELD_OUT: [&str; 5] = ["test", "validation", "valid", "dev", "eval"];
+
 /// Layouts 1 and 4: the files of `dir` grouped by split; the wanted one.
 fn pick_split(dir: &Path, split: Option<&str>) -> Result<Vec<PathBuf>, FolderError> {
     let wanted = split.unwrap_or(DEFAULT_SPLIT);
@@ -90,7 +94,13 @@ fn pick_split(dir: &Path, split: Option<&str>) -> Result<Vec<PathBuf>, FolderErr
     if let Some(files) = groups.remove(wanted) {
         return Ok(files);
     }
-    if split.is_none() && groups.len() == 1 {
+    // Unnamed shards (`part-0.parquet`) are the data whatever their stem; a lone
+    // `test` or `validation` split is not the training split, and reading it without
+    // being asked would train on held-out rows.
+    if split.is_none()
+        && groups.len() == 1
+        && !groups.keys().any(|k| HELD_OUT.contains(&k.as_str()))
+    {
         return Ok(groups.into_values().next().unwrap_or_default());
     }
     if groups.is_empty() {

@@ -131,6 +131,16 @@ fn config_and_plain_layouts() {
         "{err}"
     );
 
+    // A lone held-out split is never read as the training rows unless named.
+    let held_out = root.join("held-out");
+    lay_out(&held_out, &[(TEST0, "test.parquet")]);
+    let err = read(&held_out, None).unwrap_err().to_string();
+    assert!(
+        err.ends_with("no split `train` (splits there: test)"),
+        "{err}"
+    );
+    assert_eq!(read(&held_out, Some("test")).unwrap().len(), 1);
+
     let empty = root.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
     std::fs::write(empty.join("notes.txt"), "").unwrap();
