@@ -30,7 +30,13 @@ head = head.replace('"../', '"' + __import__("os").getcwd() + "/")
 stage = stages[0].replace('"../', '"' + __import__("os").getcwd() + "/")
 open(sys.argv[1], "w").write(head + "[[stage]]\n" + stage)
 PY
-steps="$(grep -m1 '^steps' "$work/ifrl.toml" | grep -o '[0-9]*')"
+# The stage's own settings, so both sides train alike.
+stage_key() { grep "^$1 = " "$work/ifrl.toml" | tail -1 | sed 's/^[a-z_]* = //; s/ *#.*//; s/"//g'; }
+steps="$(stage_key steps)"
+trl_args=(--steps "$steps" --prompts-per-step "$(stage_key prompts_per_step)"
+          --group-size "$(stage_key group_size)" --max-new-tokens "$(stage_key max_new_tokens)"
+          --lr "$(stage_key lr)" --temperature "$(stage_key temperature)"
+          --data "$(stage_key dataset)")
 for seed in $(seq 0 $((seeds - 1))); do
   sed "s/^seed = .*/seed = $seed/" "$work/ifrl.toml" > "$work/ifrl-$seed.toml"
   say "cascade, seed $seed"
@@ -46,5 +52,5 @@ print(f"cascade GRPO: {len(steps)} steps in {secs:.1f}s = {len(steps) / secs:.4f
 PY
   say "TRL, seed $seed"
   "$CASCADE_TRL_VENV/bin/python" scripts/compare/trl_smollm2.py --model "$CASCADE_SMOLLM2" \
-    --data datasets/smollm2/ifeval.train.jsonl --steps "$steps" --seed "$seed" 2>/dev/null
+    "${trl_args[@]}" --seed "$seed" 2>/dev/null
 done
