@@ -1,7 +1,8 @@
 //! Dataset rows for training and evaluation: JSONL files of environment rows, turned
 //! into prompt token ids through the environment's `prompt` and the chat template.
 
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use cascade_datasets::jsonl::Numbered;
@@ -151,6 +152,8 @@ pub struct EnvSource<'a> {
     pub limit: Option<usize>,
     pub weight: f64,
     pub select: Option<&'a RowSelector>,
+    /// `dataset`'s rows when already read: a route's envs share one read of its file.
+    pub rows: Option<&'a [Numbered<Sample>]>,
 }
 
 impl<'a> EnvSource<'a> {
@@ -169,6 +172,7 @@ impl<'a> EnvSource<'a> {
             limit: None,
             weight: 1.0,
             select: None,
+            rows: None,
         }
     }
 }
@@ -182,7 +186,10 @@ pub fn load_env_data(
 ) -> Result<EnvData, RunError> {
     let dataset = source.dataset;
     let env = make_env(registry, source.name, source.config, dataset)?;
-    let all = read_rows(dataset, source.limit)?;
+    let all = match source.rows {
+        Some(rows) => rows.to_vec(),
+        None => read_rows(dataset, source.limit)?,
+    };
     let total = all.len();
     let (lines, rows): (Vec<usize>, Vec<Sample>) = select_rows(all, source.select, dataset)?
         .into_iter()
@@ -266,13 +273,22 @@ pub fn load_run_data(
         evals.push(load_env_data(registry, tokenizer, thinking, &source)?);
     }
     let mut stages = Vec::new();
+    // Each routed file is read once, whatever the number of envs its route maps to.
+    let mut routed_rows: HashMap<PathBuf, Vec<Numbered<Sample>>> = HashMap::new();
     for s in recipe.active_stages() {
         let mut envs = Vec::new();
         for e in &s.common().envs {
             let dataset = recipe.resolve(&e.dataset);
+            if e.select.is_some() && !routed_rows.contains_key(&dataset) {
+                routed_rows.insert(dataset.clone(), read_rows(&dataset, None)?);
+            }
             let source = EnvSource {
                 weight: e.weight,
                 select: e.select.as_ref(),
+                rows: e
+                    .select
+                    .as_ref()
+                    .and(routed_rows.get(&dataset).map(Vec::as_slice)),
                 ..EnvSource::file(&e.name, e.domain(), &e.config, &dataset)
             };
             let mut env_data = load_env_data(registry, tokenizer, thinking, &source)?;

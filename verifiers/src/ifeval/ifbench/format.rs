@@ -173,16 +173,8 @@ fn title_case(value: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::follows;
+    use super::super::pair;
     use serde_json::json;
-
-    fn pair(id: &str, kwargs: serde_json::Value, yes: &str, no: &str) {
-        assert!(
-            follows(id, kwargs.clone(), yes),
-            "{id} should follow: {yes:?}"
-        );
-        assert!(!follows(id, kwargs, no), "{id} should not follow: {no:?}");
-    }
 
     #[test]
     fn nesting() {

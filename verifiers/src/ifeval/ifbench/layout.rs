@@ -218,16 +218,11 @@ fn no_bullets_bullets(value: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::follows;
     use super::py_remove_blank_lines;
     use serde_json::json;
 
     fn pair(id: &str, yes: &str, no: &str) {
-        assert!(follows(id, json!({}), yes), "{id} should follow: {yes:?}");
-        assert!(
-            !follows(id, json!({}), no),
-            "{id} should not follow: {no:?}"
-        );
+        super::super::pair(id, json!({}), yes, no);
     }
 
     #[test]

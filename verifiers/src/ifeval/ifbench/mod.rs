@@ -171,6 +171,16 @@ pub(crate) fn follows(id: &str, kwargs: serde_json::Value, response: &str) -> bo
     super::strict_verdict(id, kwargs, response)
 }
 
+/// Test helper: `id` with `kwargs` is followed by `yes` and not by `no`.
+#[cfg(test)]
+pub(crate) fn pair(id: &str, kwargs: serde_json::Value, yes: &str, no: &str) {
+    assert!(
+        follows(id, kwargs.clone(), yes),
+        "{id} should follow: {yes:?}"
+    );
+    assert!(!follows(id, kwargs, no), "{id} should not follow: {no:?}");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

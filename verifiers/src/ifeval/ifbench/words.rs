@@ -231,16 +231,8 @@ fn keyword_position(value: &str, keyword: &str, n: u64, m: u64) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::follows;
+    use super::super::pair;
     use serde_json::json;
-
-    fn pair(id: &str, kwargs: serde_json::Value, yes: &str, no: &str) {
-        assert!(
-            follows(id, kwargs.clone(), yes),
-            "{id} should follow: {yes:?}"
-        );
-        assert!(!follows(id, kwargs, no), "{id} should not follow: {no:?}");
-    }
 
     #[test]
     fn letter_patterns() {
