@@ -22,6 +22,7 @@ INSTRUCTION = {
     "lenient_boxed": "Think step by step, then put your final answer inside \\boxed{}: the letter of the correct option (for example \\boxed{A}) or its text.",
     "lenient_answer_colon": "Think step by step, then end your response with a line of the form \"Answer: X\", where X is the letter of the correct option.",
 }
+INSTRUCTION["lenient_answer_colon_md"] = INSTRUCTION["lenient_answer_colon"]
 
 # (question, correct option, distractors)
 BANK = [
@@ -118,12 +119,13 @@ ROOT = ("Which operation undoes squaring a positive number?", ["Doubling", "Squa
 ORBIT = ("Which planet has the shortest year?", ["Venus", "Earth", "Mars", "Mercury"], "D")
 
 S, L, C = "strict_single_letter_boxed", "lenient_boxed", "lenient_answer_colon"
+MD = "lenient_answer_colon_md"
 # (what the row shows, question, mode, response)
 CASES = [
     ("strict-plain", GAS, S, "Neon has a full outer shell, so \\boxed{B}"),
     ("strict-parenthesised", GAS, S, "The noble gas is neon: \\boxed{(B)}"),
     ("strict-text-wrapper", UNIT, S, "Charge is measured in coulombs.\n\n$\\boxed{\\text{E}}$"),
-    ("strict-textbf-wrapper", DNA, S, "PCR amplifies DNA. \\boxed{\\textbf{(B)}}"),
+    ("strict-textbf-is-no-answer", DNA, S, "PCR amplifies DNA. \\boxed{\\textbf{(B)}}"),
     ("strict-wrong-letter", GAS, S, "Sodium is reactive... \\boxed{A}"),
     ("strict-letter-not-an-option", GAS, S, "\\boxed{E}"),
     ("strict-corrected-answer-wins", CELL, S, "Ribosomes make proteins, so \\boxed{A}. Wait, that is protein synthesis, not ATP. The mitochondrion makes ATP: \\boxed{C}"),
@@ -131,7 +133,7 @@ CASES = [
     ("strict-think-draft-ignored", ORBIT, S, "<think>Venus is closest? Then \\boxed{A}. No, Mercury is closer.</think>Mercury orbits fastest. \\boxed{D}"),
     ("strict-think-right-final-wrong", ORBIT, S, "<think>Mercury, \\boxed{D}</think>\\boxed{B}"),
     ("strict-unclosed-think", ORBIT, S, "<think>Mercury is the closest planet, so \\boxed{D}"),
-    ("strict-hedged-boxes", GAS, S, "It is either \\boxed{A} or \\boxed{B}"),
+    ("strict-last-of-two-boxes", GAS, S, "It is either \\boxed{A} or \\boxed{B}"),
     ("strict-prose-letter-no-box", GAS, S, "B is the answer, since a noble gas has a full shell."),
     ("strict-lowercase-letter", GAS, S, "\\boxed{b}"),
     ("strict-option-text-not-a-letter", GAS, S, "\\boxed{Neon}"),
@@ -140,16 +142,16 @@ CASES = [
     ("lenient-text-wrapper", CELL, L, "\\boxed{\\text{Mitochondrion}}"),
     ("lenient-labelled-letter", CELL, L, "\\boxed{C) Mitochondrion}"),
     ("lenient-label-contradicts-text", CELL, L, "\\boxed{A) Mitochondrion}"),
-    ("lenient-equal-text-beats-containment", ROOT, L, "\\boxed{Square root}"),
+    ("lenient-text-contains-two-options", ROOT, L, "\\boxed{Square root}"),
     ("lenient-two-option-texts", ROOT, L, "\\boxed{Doubling or Halving}"),
     ("lenient-letter", ROOT, L, "\\boxed{C}"),
     ("colon-plain", CELL, C, "ATP comes from the mitochondrion.\nAnswer: C"),
-    ("colon-markdown-bold", CELL, C, "**Answer: C**"),
-    ("colon-parenthesised", CELL, C, "Answer: (C)"),
-    ("colon-corrected-answer-wins", ORBIT, C, "Answer: A\n\nOn second thought, Mercury is closer.\nFinal Answer: D"),
+    ("colon-markdown-is-no-answer", CELL, C, "**Answer: C**"),
+    ("colon-parenthesised-is-no-answer", CELL, C, "Answer: (C)"),
+    ("colon-first-answer-counts", ORBIT, C, "Answer: A\n\nOn second thought, Mercury is closer.\nFinal Answer: D"),
     ("colon-option-text", GAS, C, "Answer: neon"),
-    ("colon-heading-then-letter", GAS, C, "**Answer:**\n\n**B**"),
-    ("colon-boxed-after-colon", GAS, C, "Answer: $\\boxed{B}$"),
+    ("colon-heading-is-no-answer", GAS, C, "**Answer:**\n\n**B**"),
+    ("colon-boxed-is-no-answer", GAS, C, "Answer: $\\boxed{B}$"),
     ("colon-no-answer-line", GAS, C, "The answer is B."),
     ("colon-think-draft-ignored", GAS, C, "<think>Answer: A</think>Answer: B"),
 ]
@@ -213,6 +215,21 @@ def sample_rows():
                 row[k] = v
         row["response"] = "\\boxed{B}"
         extra.append(row)
+    # Gym 0.7.0's markdown-tolerant colon mode; after the rows above, so their ids keep
+    # their numbers.
+    for name, (question, texts, answer), response in [
+        ("colon-md-markdown-bold", CELL, "**Answer: C**"),
+        ("colon-md-last-answer-counts", ORBIT, "Answer: A\n\nOn second thought, Mercury is closer.\nFinal Answer: D"),
+        ("colon-md-letter-list-is-no-answer", GAS, "**Answer:** A or B"),
+        ("colon-md-letter-then-reason", GAS, "Answer: B because neon's shell is full"),
+    ]:
+        row = gym_row(name, question, texts, answer, MD)
+        row["response"] = response
+        extra.append(row)
+    prefixed = gym_row("colon-md-answer-prefix", q, texts, answer, MD)
+    prefixed["template_metadata"] = {"answer_prefix": "The correct option is"}
+    prefixed["response"] = "Neon is inert. The correct option is B."
+    extra.append(prefixed)
     for j, row in enumerate(extra, start=len(rows)):
         row["id"] = f"mcqa-s{j:02d}-{row['id']}"
     return rows + extra

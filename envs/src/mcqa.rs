@@ -30,7 +30,7 @@ mod patterns;
 mod row;
 
 use cascade_verifiers::mcqa::{
-    extract_with_patterns, Choices, GradingMode, NoAnswer, MAX_ANSWER_BYTES,
+    extract_with_patterns, Choices, GradingMode, NoAnswer, RowRules, MAX_ANSWER_BYTES,
 };
 use cascade_verifiers::{FieldError, Reward, Sample};
 use serde::Deserialize;
@@ -99,7 +99,7 @@ fn instruction(mode: GradingMode) -> &'static str {
         GradingMode::LenientBoxed => {
             "Think step by step, then put your final answer inside \\boxed{}: the letter of the correct option (for example \\boxed{A}) or its text."
         }
-        GradingMode::LenientAnswerColon => {
+        GradingMode::LenientAnswerColon | GradingMode::LenientAnswerColonMd => {
             "Think step by step, then end your response with a line of the form \"Answer: X\", where X is the letter of the correct option."
         }
     }
@@ -168,7 +168,11 @@ impl Environment for McqaEnv {
                 Err(e) => pattern_error = pattern_error.or(Some(e.to_string())),
             }
         }
-        let found = extract_with_patterns(response, &row.choices, mode, &patterns);
+        let rules = RowRules {
+            patterns: &patterns,
+            answer_prefix: row.answer_prefix.as_deref(),
+        };
+        let found = extract_with_patterns(response, &row.choices, mode, &rules);
         let verdict = match found.answer {
             Ok(letter) if letter == row.expected => "correct",
             Ok(_) => "wrong",

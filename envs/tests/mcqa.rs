@@ -38,7 +38,7 @@ fn ten_megabyte_responses_are_read_from_their_end() {
     let braces = score(row(&format!("{}\\boxed{{C}}", "{".repeat(10 << 20))));
     assert_eq!(braces.score, 1.0);
     let unclosed = score(row(&"\\boxed{".repeat(1 << 20)));
-    assert_eq!(unclosed.details["reason"], "no \\boxed{} answer");
+    assert_eq!(unclosed.details["reason"], "the last \\boxed{ does not close");
     let thinking = score(row(&"<think>".repeat(1 << 20)));
     assert!(thinking.details["reason"]
         .as_str()
@@ -184,6 +184,7 @@ fn mode() -> impl Strategy<Value = Value> {
         Just(json!("strict_single_letter_boxed")),
         Just(json!("lenient_boxed")),
         Just(json!("lenient_answer_colon")),
+        Just(json!("lenient_answer_colon_md")),
     ]
 }
 
@@ -192,6 +193,7 @@ fn template() -> impl Strategy<Value = Value> {
     prop_oneof![
         json_value(),
         r"[A-Da-d:()\\s*+?|\[\]{}.^$]{0,12}".prop_map(|p| json!({"output_regex": p})),
+        r"[A-Da-z :*(]{0,12}".prop_map(|p| json!({"answer_prefix": p})),
     ]
 }
 

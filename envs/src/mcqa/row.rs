@@ -46,6 +46,8 @@ pub struct McqaRow {
     pub grading_mode: Option<GradingMode>,
     /// Gym's `template_metadata.output_regex`: the row's own answer patterns.
     pub output_regex: Vec<String>,
+    /// Gym's `template_metadata.answer_prefix`, read by `lenient_answer_colon_md`.
+    pub answer_prefix: Option<String>,
 }
 
 impl TryFrom<&Sample> for McqaRow {
@@ -71,6 +73,7 @@ impl TryFrom<&Sample> for McqaRow {
             expected,
             grading_mode: grading_mode(sample)?,
             output_regex: output_regex(sample)?,
+            answer_prefix: answer_prefix(sample)?,
         })
     }
 }
@@ -131,15 +134,40 @@ pub fn grading_mode(sample: &Sample) -> Result<Option<GradingMode>, RowError> {
     }
 }
 
+/// The row's `template_metadata` object, if any.
+fn template_metadata(sample: &Sample) -> Result<Option<&Map<String, Value>>, RowError> {
+    let Some(metadata) = sample.get("template_metadata").filter(|v| !v.is_null()) else {
+        return Ok(None);
+    };
+    let object = metadata
+        .as_object()
+        .ok_or_else(|| FieldError::wrong_type("template_metadata", "an object", metadata))?;
+    Ok(Some(object))
+}
+
+/// `template_metadata.answer_prefix`: a string, or absent.
+fn answer_prefix(sample: &Sample) -> Result<Option<String>, RowError> {
+    let Some(metadata) = template_metadata(sample)? else {
+        return Ok(None);
+    };
+    match metadata.get("answer_prefix") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(prefix)) => Ok(Some(prefix.clone())),
+        Some(other) => Err(FieldError::wrong_type(
+            "template_metadata.answer_prefix",
+            "a string",
+            other,
+        )
+        .into()),
+    }
+}
+
 /// `template_metadata.output_regex`: one pattern or a list (Gym's layout); other
 /// `template_metadata` keys (`template_id`, `template_prompt`, …) are not for grading.
 fn output_regex(sample: &Sample) -> Result<Vec<String>, RowError> {
-    let Some(metadata) = sample.get("template_metadata").filter(|v| !v.is_null()) else {
+    let Some(metadata) = template_metadata(sample)? else {
         return Ok(Vec::new());
     };
-    let metadata = metadata
-        .as_object()
-        .ok_or_else(|| FieldError::wrong_type("template_metadata", "an object", metadata))?;
     const FIELD: &str = "template_metadata.output_regex";
     const EXPECTED: &str = "a string or an array of strings";
     match metadata.get("output_regex") {

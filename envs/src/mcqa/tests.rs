@@ -118,8 +118,16 @@ fn config_mode_overrides_the_rows_as_in_gym() {
         env(&["grading_mode=lenient_answer_colon_md"]).score(&sample(gym_row("**Answer:** A")));
     assert_eq!(
         (md.score, md.details["mode"].as_str()),
-        (1.0, Some("lenient_answer_colon"))
+        (1.0, Some("lenient_answer_colon_md"))
     );
+    // Gym's plain colon mode compares the whole rest of the line: markdown is no answer.
+    let plain = env(&["grading_mode=lenient_answer_colon"]).score(&sample(gym_row("**Answer:** A")));
+    assert_eq!(plain.score, 0.0);
+    // The md mode also reads the row's `answer_prefix`.
+    let mut prefixed = gym_row("The correct option is A.");
+    prefixed["template_metadata"] = json!({"answer_prefix": "The correct option is"});
+    prefixed["grading_mode"] = json!("lenient_answer_colon_md");
+    assert_eq!(McqaEnv::default().score(&sample(prefixed)).score, 1.0);
 }
 
 #[test]

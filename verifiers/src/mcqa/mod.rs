@@ -1,38 +1,31 @@
-//! Multiple-choice answers: which option letter a response picks.
+//! Multiple-choice answers: which option letter a response picks, read as NeMo Gym
+//! 0.7.0's `mcqa` server reads it (`resources_servers/mcqa/app.py` of the
+//! `nemo-gym==0.7.0` wheel), so that Gym's rows get Gym's rewards.
 //!
-//! Three grading modes, with NeMo Gym's names ([`GradingMode`]):
-//! - `strict_single_letter_boxed` (the default): the final `\boxed{}` holds one option
-//!   letter, uppercase, with only brackets, punctuation, spaces or wrapper commands
-//!   around it: `\boxed{B}`, `\boxed{(B)}`, `\boxed{\text{E}}`, `\boxed{\textbf{(B)}}`.
-//! - `lenient_boxed`: the same, or else the box holds one option's text (equal to it,
-//!   or else containing exactly one option's text), or a letter with that option's text
-//!   (`\boxed{B) Square}`).
-//! - `lenient_answer_colon`: the last `Answer:` line (markdown allowed: `**Answer: C**`,
-//!   `**Answer:** (C)`, `Answer: \boxed{C}`) holds one option letter (either case), a
-//!   letter with its text, or exactly one option's text.
+//! Four grading modes, with Gym's names ([`GradingMode`]):
+//! - `strict_single_letter_boxed` (the default): the last `\boxed{` (braces counted;
+//!   no answer when it does not close) holds, without `\text{}` wrappers, one
+//!   uppercase letter and no other ASCII letter (`\boxed{B}`, `\boxed{(B)}`,
+//!   `\boxed{\text{E}}`), or starts with a letter label (`\boxed{B) Gold}`,
+//!   `\boxed{B: Gold}`, `\boxed{B. Gold}`).
+//! - `lenient_boxed`: strict, else the last box contains exactly one option's text.
+//! - `lenient_answer_colon`: the first `Answer:` and the rest of its line: one letter
+//!   (either case) or one option's exact text.
+//! - `lenient_answer_colon_md`: the last `Answer:` payload (markdown around it
+//!   tolerated) or `answer_prefix` line that names one option; a letter list
+//!   (`A or B`) names none.
 //!
-//! Rules every mode shares:
+//! Where cascade reads differently from Gym, on purpose:
 //! - Thinking is never graded: only the text after the last `</think>` is read, and a
-//!   `<think>` left open means no answer (the response was cut while reasoning).
-//! - The last answer wins: a corrected answer after an earlier one counts, not the
-//!   draft. Boxes written side by side with only connectors between them
-//!   (`\boxed{A} or \boxed{B}`, `\boxed{A}, \boxed{C}`) are one answer, and it must
-//!   name one letter: two different letters there are a hedge, so no answer.
-//! - Only letters the options define count: with options A-D, `\boxed{E}` is no answer,
-//!   and a final answer that names no option is no answer even when an earlier draft
-//!   did (the draft is never a fallback).
-//! - Prose is never scanned for letters: "A" in a sentence is not an answer.
-//!
+//!   `<think>` left open means no answer (`crate::final_answer`, every env's rule).
+//! - At most the last [`MAX_ANSWER_BYTES`] of that text are read (and the result says
+//!   so), and row patterns read its last 16 KiB, so the work is bounded.
 //! - A row may bring its own answer patterns (Gym's `template_metadata.output_regex`,
-//!   see [`extract_with_patterns`]); the grading mode reads the answer when they name
-//!   no option.
-//!
-//! Work is linear in the response length; at most the last [`MAX_ANSWER_BYTES`] of the
-//! text after the thinking are read (and the result says so).
+//!   see [`extract_with_patterns`]); the grading mode reads the answer when they give
+//!   none.
 
-mod boxes;
-mod candidate;
-mod colon;
+mod answer_colon;
+mod boxed;
 mod template;
 
 use std::fmt;
@@ -64,17 +57,19 @@ pub enum GradingMode {
     StrictSingleLetterBoxed,
     /// The letter or one option's text inside the final `\boxed{}`.
     LenientBoxed,
-    /// The final `Answer: X` line (Gym's config-only `lenient_answer_colon_md`
-    /// variant is the same here: markdown is always allowed).
-    #[serde(alias = "lenient_answer_colon_md")]
+    /// The first `Answer: X` line.
     LenientAnswerColon,
+    /// The last `Answer: X` line, markdown around it tolerated (or the row's
+    /// `answer_prefix`).
+    LenientAnswerColonMd,
 }
 
 impl GradingMode {
-    pub const ALL: [GradingMode; 3] = [
+    pub const ALL: [GradingMode; 4] = [
         GradingMode::StrictSingleLetterBoxed,
         GradingMode::LenientBoxed,
         GradingMode::LenientAnswerColon,
+        GradingMode::LenientAnswerColonMd,
     ];
 
     /// Gym's name of the mode.
@@ -83,15 +78,13 @@ impl GradingMode {
             GradingMode::StrictSingleLetterBoxed => "strict_single_letter_boxed",
             GradingMode::LenientBoxed => "lenient_boxed",
             GradingMode::LenientAnswerColon => "lenient_answer_colon",
+            GradingMode::LenientAnswerColonMd => "lenient_answer_colon_md",
         }
     }
 
-    /// Reads a mode by its name (also Gym's `lenient_answer_colon_md`).
+    /// Reads a mode by its Gym name.
     pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "lenient_answer_colon_md" => Some(GradingMode::LenientAnswerColon),
-            _ => Self::ALL.into_iter().find(|m| m.as_str() == name),
-        }
+        Self::ALL.into_iter().find(|m| m.as_str() == name)
     }
 }
 
@@ -168,6 +161,8 @@ pub enum NoAnswer {
     Truncated(Truncation),
     #[error("no \\boxed{{}} answer")]
     NoBox,
+    #[error("the last \\boxed{{ does not close")]
+    UnclosedBox,
     #[error("no `Answer:` line")]
     NoAnswerLine,
     #[error("the final answer names no option")]
@@ -179,7 +174,8 @@ pub enum NoAnswer {
 /// What was read from a response.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Extraction {
-    /// The chosen letter, or why there is none.
+    /// The chosen letter (an option's, except that a row pattern may capture any
+    /// letter, as in Gym), or why there is none.
     pub answer: Result<char, NoAnswer>,
     /// The answer part was longer than [`MAX_ANSWER_BYTES`]: only its end was read.
     pub capped: bool,
@@ -189,16 +185,33 @@ pub struct Extraction {
 
 /// Reads the option a response picks (see the module docs for the rules).
 pub fn extract(response: &str, choices: &Choices, mode: GradingMode) -> Extraction {
-    extract_with_patterns::<Regex>(response, choices, mode, &[])
+    extract_with_patterns::<Regex>(response, choices, mode, &RowRules::default())
 }
 
-/// [`extract`], trying the row's own answer patterns first (Gym's
-/// `template_metadata.output_regex`, compiled by [`compile_output_regex`]).
+/// What a row adds to its grading mode (Gym's `template_metadata`).
+#[derive(Debug)]
+pub struct RowRules<'a, P> {
+    /// `output_regex`, compiled by [`compile_output_regex`]: tried first.
+    pub patterns: &'a [P],
+    /// `answer_prefix`: read by `lenient_answer_colon_md` beside `Answer:`.
+    pub answer_prefix: Option<&'a str>,
+}
+
+impl<P> Default for RowRules<'_, P> {
+    fn default() -> Self {
+        Self {
+            patterns: &[],
+            answer_prefix: None,
+        }
+    }
+}
+
+/// [`extract`], trying the row's own answer patterns first.
 pub fn extract_with_patterns<P: Borrow<Regex>>(
     response: &str,
     choices: &Choices,
     mode: GradingMode,
-    patterns: &[P],
+    row: &RowRules<'_, P>,
 ) -> Extraction {
     let (text, capped) = match final_text(response) {
         Ok(found) => found,
@@ -210,7 +223,7 @@ pub fn extract_with_patterns<P: Borrow<Regex>>(
             }
         }
     };
-    if let Some(letter) = template::by_patterns(text, choices, patterns) {
+    if let Some(letter) = template::by_patterns(text, choices, row.patterns) {
         return Extraction {
             answer: Ok(letter),
             capped,
@@ -218,9 +231,12 @@ pub fn extract_with_patterns<P: Borrow<Regex>>(
         };
     }
     let answer = match mode {
-        GradingMode::StrictSingleLetterBoxed => boxes::final_box(text, choices, false),
-        GradingMode::LenientBoxed => boxes::final_box(text, choices, true),
-        GradingMode::LenientAnswerColon => colon::final_answer_line(text, choices),
+        GradingMode::StrictSingleLetterBoxed => boxed::strict_letter(text, choices),
+        GradingMode::LenientBoxed => boxed::lenient_letter(text, choices),
+        GradingMode::LenientAnswerColon => answer_colon::first_answer_line(text, choices),
+        GradingMode::LenientAnswerColonMd => {
+            answer_colon::last_answer_payload(text, choices, row.answer_prefix)
+        }
     };
     Extraction {
         answer,

@@ -1,11 +1,13 @@
 //! A row's own answer patterns: NeMo Gym's `template_metadata.output_regex`, for rows
 //! whose prompt asks for another format ("Option Selected: X").
 //!
-//! As in Gym: matching ignores case, the last match counts, its first group (or the
-//! whole match) must be one option letter or exactly one option's text, patterns are
-//! tried in order, and when none names an option the grading mode reads the answer.
-//! Unlike Gym, only letters the options define count (Gym takes any letter a pattern
-//! captures), and patterns run on the text after the thinking, like every rule here.
+//! As in NeMo Gym 0.7.0 (`_parse_answer_with_custom_regex`): matching ignores case,
+//! the last match counts, and its first group (or the whole match), trimmed and
+//! uppercased, is the answer when it is one letter (any letter: Gym trusts the
+//! pattern, so a letter no option has is a wrong answer, not no answer), else the
+//! option whose text it equals. Patterns are tried in order; when none gives an
+//! answer, the grading mode reads it. Patterns run on the text after the thinking,
+//! like every rule here.
 //! Patterns are Python-like (`fancy-regex`: look-around and back-references too); a
 //! pattern that does not compile is not used, and the grading mode reads the answer
 //! (Gym does the same for a pattern Python cannot compile).
@@ -20,7 +22,8 @@ use std::borrow::Borrow;
 use fancy_regex::{Regex, RegexBuilder};
 use thiserror::Error;
 
-use super::candidate::{option_text, single_letter};
+use super::answer_colon::{normalize_extracted, upper_letter};
+use super::boxed::normalize;
 use super::Choices;
 
 /// Longest pattern compiled.
@@ -59,7 +62,7 @@ pub fn compile_output_regex(pattern: &str) -> Result<Regex, PatternError> {
         })
 }
 
-/// The option the first pattern that names one names.
+/// The answer of the first pattern that gives one.
 pub(super) fn by_patterns<P: Borrow<Regex>>(
     text: &str,
     choices: &Choices,
@@ -78,6 +81,22 @@ pub(super) fn by_patterns<P: Borrow<Regex>>(
         }
         let last = last?;
         let captured = last.get(1).or_else(|| last.get(0))?.as_str();
-        single_letter(captured, true, choices).or_else(|| option_text(captured, choices, false))
+        answer_in(captured, choices)
     })
+}
+
+/// One letter (uppercased), else the option whose text the capture equals.
+fn answer_in(captured: &str, choices: &Choices) -> Option<char> {
+    let captured = normalize_extracted(captured.trim()).to_uppercase();
+    let mut chars = captured.chars();
+    if let (Some(c), None) = (chars.next(), chars.next()) {
+        if let Some(letter) = upper_letter(c) {
+            return Some(letter);
+        }
+    }
+    let wanted = normalize(&captured);
+    choices
+        .iter()
+        .find(|(_, option)| normalize(option) == wanted)
+        .map(|(letter, _)| letter)
 }

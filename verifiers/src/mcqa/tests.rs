@@ -1,6 +1,7 @@
 use super::*;
 use GradingMode::{
-    LenientAnswerColon as Colon, LenientBoxed as Lenient, StrictSingleLetterBoxed as Strict,
+    LenientAnswerColon as Colon, LenientAnswerColonMd as ColonMd, LenientBoxed as Lenient,
+    StrictSingleLetterBoxed as Strict,
 };
 
 fn abcd() -> Choices {
@@ -17,103 +18,139 @@ fn read(response: &str, mode: GradingMode) -> Result<char, NoAnswer> {
     extract(response, &abcd(), mode).answer
 }
 
+/// Every case here was read by NeMo Gym 0.7.0's own functions (`app.py`) with the
+/// same options, and gave the same letter or none.
 #[test]
-fn strict_reads_one_boxed_letter_through_wrappers() {
+fn strict_reads_the_last_box_as_gym_0_7_does() {
     for (response, letter) in [
         ("so \\boxed{B}", 'B'),
         ("\\boxed{(B)}", 'B'),
         ("\\boxed{ [C] }.", 'C'),
         ("$\\boxed{\\text{D}}$", 'D'),
-        ("\\boxed{\\textbf{(B)}}", 'B'),
-        ("\\boxed{\\mathrm{A}}", 'A'),
-        ("\\fbox{C}", 'C'),
+        ("\\boxed{\\text{ \\text{A} }}", 'A'),
+        ("\\boxed{1B}", 'B'),
         ("\\boxed{\\boxed{A}}", 'A'),
-    ] {
-        assert_eq!(read(response, Strict), Ok(letter), "{response}");
-    }
-}
-
-#[test]
-fn strict_rejects_what_is_not_one_option_letter() {
-    let five = Choices::new(vec![('A', "x".into()), ('E', "y".into())]).unwrap();
-    assert_eq!(extract("\\boxed{\\text{E}}", &five, Strict).answer, Ok('E'));
-    for (response, reason) in [
-        ("\\boxed{E}", NoAnswer::NotAnOption),
-        ("\\boxed{\\text{E}}", NoAnswer::NotAnOption),
-        ("\\boxed{b}", NoAnswer::NotAnOption),
-        ("\\boxed{AB}", NoAnswer::NotAnOption),
-        ("\\boxed{(B) Square}", NoAnswer::NotAnOption),
-        ("\\boxed{b) Square}", NoAnswer::NotAnOption),
-        ("\\boxed{E: Square}", NoAnswer::NotAnOption),
-        ("\\boxed{Square}", NoAnswer::NotAnOption),
-        ("\\boxed{}", NoAnswer::NotAnOption),
-        ("The answer is A.", NoAnswer::NoBox),
-        ("A", NoAnswer::NoBox),
-        ("\\boxed{B", NoAnswer::NoBox),
-        ("Answer: B", NoAnswer::NoBox),
-    ] {
-        assert_eq!(read(response, Strict), Err(reason), "{response}");
-    }
-}
-
-/// NeMo Gym 0.7.0's strict mode reads a leading letter label (`BOXED_LETTER_LABEL_PATTERN`),
-/// whatever text follows it, as Gym does.
-#[test]
-fn strict_reads_a_labelled_box_as_gym_0_7_does() {
-    for (response, letter) in [
         ("\\boxed{B) Gold}", 'B'),
         ("\\boxed{B: Gold}", 'B'),
         ("\\boxed{ C . Square root}", 'C'),
         ("\\boxed{D - PCR}", 'D'),
         ("\\boxed{\\text{A: Circle}}", 'A'),
         ("\\boxed{A) Square}", 'A'),
+        // The last box decides, whatever came before it.
+        ("So \\boxed{A}. Wait, no. The answer is \\boxed{C}.", 'C'),
+        ("\\boxed{A} or \\boxed{B}", 'B'),
     ] {
         assert_eq!(read(response, Strict), Ok(letter), "{response}");
     }
+    let five = Choices::new(vec![('A', "x".into()), ('E', "y".into())]).unwrap();
+    assert_eq!(extract("\\boxed{\\text{E}}", &five, Strict).answer, Ok('E'));
 }
 
 #[test]
-fn the_last_answer_wins_and_drafts_are_no_fallback() {
-    let corrected = "So \\boxed{A}. Wait, A ignores the diagonal. The answer is \\boxed{C}.";
-    assert_eq!(read(corrected, Strict), Ok('C'));
-    assert_eq!(
-        read("\\boxed{B}. Hmm, no: \\boxed{E}", Strict),
-        Err(NoAnswer::NotAnOption)
-    );
-    assert_eq!(
-        read("Answer: A\nOn reflection:\nFinal answer: (C)", Colon),
-        Ok('C')
-    );
-    assert_eq!(
-        read("Answer: A\nFinal Answer: E", Colon),
-        Err(NoAnswer::NotAnOption)
-    );
-    // A closed box inside an unclosed one still counts; the unclosed one does not.
-    assert_eq!(
-        read("\\boxed{B} then \\boxed{ oops \\boxed{C}", Strict),
-        Ok('C')
-    );
-}
-
-#[test]
-fn side_by_side_boxes_are_one_answer_and_must_agree() {
-    for hedge in [
-        "\\boxed{A} or \\boxed{B}",
-        "\\boxed{A}, \\boxed{B}",
-        "$\\boxed{A}$ \\quad \\text{and} \\quad $\\boxed{B}$",
-        "\\boxed{A}\n\\boxed{B}",
+fn strict_gives_no_answer_for_anything_else() {
+    for (response, reason) in [
+        ("\\boxed{E}", NoAnswer::NotAnOption),
+        ("\\boxed{b}", NoAnswer::NotAnOption),
+        ("\\boxed{AB}", NoAnswer::NotAnOption),
+        ("\\boxed{(B) Square}", NoAnswer::NotAnOption),
+        ("\\boxed{\\textbf{B}}", NoAnswer::NotAnOption),
+        ("\\boxed{\\mathrm{A}}", NoAnswer::NotAnOption),
+        ("\\boxed{Square}", NoAnswer::NotAnOption),
+        ("\\boxed{}", NoAnswer::NotAnOption),
+        ("\\boxed{B}. Hmm, no: \\boxed{E}", NoAnswer::NotAnOption),
+        ("The answer is A.", NoAnswer::NoBox),
+        ("\\fbox{C}", NoAnswer::NoBox),
+        ("Answer: B", NoAnswer::NoBox),
+        ("\\boxed{B", NoAnswer::UnclosedBox),
+        ("\\boxed{B} then \\boxed{ oops", NoAnswer::UnclosedBox),
     ] {
-        assert_eq!(
-            read(hedge, Strict),
-            Err(NoAnswer::Ambiguous("A, B".into())),
-            "{hedge}"
-        );
+        assert_eq!(read(response, Strict), Err(reason), "{response}");
     }
-    assert_eq!(read("\\boxed{B} \\boxed{B}", Strict), Ok('B'));
-    assert_eq!(
-        read("\\boxed{B} or \\boxed{x}", Strict),
-        Err(NoAnswer::NotAnOption)
-    );
+}
+
+#[test]
+fn lenient_boxed_reads_the_letter_or_one_contained_option_text() {
+    for (response, letter) in [
+        ("\\boxed{B}", 'B'),
+        ("\\boxed{circle}", 'A'),
+        ("\\boxed{\\text{Polymerase  Chain Reaction (PCR)}}", 'D'),
+        ("\\boxed{B) Square}", 'B'),
+        ("\\boxed{A) Square}", 'A'),
+        ("\\boxed{It is a circle}", 'A'),
+    ] {
+        assert_eq!(read(response, Lenient), Ok(letter), "{response}");
+    }
+    for (response, reason) in [
+        // "square root" contains "square": two options' texts.
+        ("\\boxed{Square root}", NoAnswer::Ambiguous("B, C".into())),
+        ("\\boxed{(D) PCR}", NoAnswer::NotAnOption),
+        ("\\boxed{triangle}", NoAnswer::NotAnOption),
+        ("\\boxed{E}", NoAnswer::NotAnOption),
+        ("Square", NoAnswer::NoBox),
+    ] {
+        assert_eq!(read(response, Lenient), Err(reason), "{response}");
+    }
+}
+
+#[test]
+fn answer_colon_reads_the_first_answer_line() {
+    for (response, letter) in [
+        ("Answer: C", 'C'),
+        ("answer: c", 'C'),
+        ("Final Answer: B", 'B'),
+        ("The answer:\n\nD", 'D'),
+        ("Answer: \\text{B}", 'B'),
+        ("Answer: square root", 'C'),
+        ("Answer: A\nOn reflection:\nFinal answer: C", 'A'),
+    ] {
+        assert_eq!(read(response, Colon), Ok(letter), "{response}");
+    }
+    for (response, reason) in [
+        ("The answer is C", NoAnswer::NoAnswerLine),
+        ("\\boxed{C}", NoAnswer::NoAnswerLine),
+        ("**Answer: C**", NoAnswer::NotAnOption),
+        ("**Answer:** C", NoAnswer::NotAnOption),
+        ("Answer: (C)", NoAnswer::NotAnOption),
+        ("Answer: C) Square root", NoAnswer::NotAnOption),
+        ("Answer: E", NoAnswer::NotAnOption),
+        ("Answer: A careful look shows it is B", NoAnswer::NotAnOption),
+    ] {
+        assert_eq!(read(response, Colon), Err(reason), "{response}");
+    }
+}
+
+#[test]
+fn answer_colon_md_reads_the_last_payload_naming_one_option() {
+    for (response, letter) in [
+        ("**Answer: C**", 'C'),
+        ("**Answer:** (C)", 'C'),
+        ("__Answer__: c.", 'C'),
+        ("Answer: C) Square root", 'C'),
+        ("Answer: b because it is square", 'B'),
+        ("Answer: the option is D", 'D'),
+        ("Answer: A\nOn reflection:\nFinal answer: C", 'C'),
+        ("Answer: C\nAnswer: E", 'C'),
+        ("Answer: Ｂ", 'B'),
+    ] {
+        assert_eq!(read(response, ColonMd), Ok(letter), "{response}");
+    }
+    for (response, reason) in [
+        ("Answer: A or B", NoAnswer::NotAnOption),
+        ("Answer: A, C", NoAnswer::NotAnOption),
+        ("Answer: E", NoAnswer::NotAnOption),
+        ("\\boxed{C}", NoAnswer::NoAnswerLine),
+    ] {
+        assert_eq!(read(response, ColonMd), Err(reason), "{response}");
+    }
+    let with_prefix = |response: &str, prefix: &str| {
+        let row = RowRules::<Regex> {
+            patterns: &[],
+            answer_prefix: Some(prefix),
+        };
+        extract_with_patterns(response, &abcd(), ColonMd, &row).answer
+    };
+    assert_eq!(with_prefix("The correct option is B.", "The correct option is"), Ok('B'));
+    assert_eq!(with_prefix("nothing here \\boxed{D}", "The correct option is"), Ok('D'));
 }
 
 #[test]
@@ -141,63 +178,6 @@ fn thinking_is_never_graded() {
         Err(NoAnswer::Empty)
     );
     assert_eq!(read("", Lenient), Err(NoAnswer::Empty));
-}
-
-#[test]
-fn lenient_boxed_reads_the_letter_or_one_option_text() {
-    for (response, letter) in [
-        ("\\boxed{B}", 'B'),
-        ("\\boxed{square}", 'B'),
-        ("\\boxed{\\text{Square root}}", 'C'),
-        ("\\boxed{B) Square}", 'B'),
-        ("\\boxed{(D) PCR}", 'D'),
-        ("\\boxed{D: Polymerase Chain Reaction}", 'D'),
-        ("\\boxed{It is a circle}", 'A'),
-        ("\\boxed{polymerase  chain reaction (PCR).}", 'D'),
-    ] {
-        assert_eq!(read(response, Lenient), Ok(letter), "{response}");
-    }
-    for response in [
-        "\\boxed{A) Square}",        // label and text disagree
-        "\\boxed{Circle or Square}", // two options' texts
-        "\\boxed{triangle}",
-        "\\boxed{E}",
-        "Square",
-    ] {
-        assert!(read(response, Lenient).is_err(), "{response}");
-    }
-}
-
-#[test]
-fn answer_colon_survives_markdown_and_latex() {
-    for (response, letter) in [
-        ("Answer: C", 'C'),
-        ("answer: c", 'C'),
-        ("**Answer: C**", 'C'),
-        ("**Answer:** (C)", 'C'),
-        ("**Answer**: C.", 'C'),
-        ("Answer: (C)", 'C'),
-        ("Answer: \\boxed{C}", 'C'),
-        ("Answer: $\\textbf{(B)}$", 'B'),
-        ("Final Answer: B) Square", 'B'),
-        ("Answer: square root", 'C'),
-        ("**Answer:**\n\n**D**", 'D'),
-    ] {
-        assert_eq!(read(response, Colon), Ok(letter), "{response}");
-    }
-    for (response, reason) in [
-        ("The answer is C", NoAnswer::NoAnswerLine),
-        ("\\boxed{C}", NoAnswer::NoAnswerLine),
-        (
-            "Answer: A careful look shows it is B",
-            NoAnswer::NotAnOption,
-        ),
-        ("Answer: E", NoAnswer::NotAnOption),
-        ("Answer: Squares", NoAnswer::NotAnOption),
-        ("Answers: C", NoAnswer::NoAnswerLine),
-    ] {
-        assert_eq!(read(response, Colon), Err(reason), "{response}");
-    }
 }
 
 #[test]
@@ -243,31 +223,37 @@ fn modes_have_gyms_names() {
         let json = serde_json::to_string(&mode).unwrap();
         assert_eq!(json, format!("\"{mode}\""));
     }
-    assert_eq!(GradingMode::parse("lenient_answer_colon_md"), Some(Colon));
+    assert_eq!(GradingMode::parse("lenient_answer_colon_md"), Some(ColonMd));
     assert_eq!(GradingMode::parse("strict"), None);
+}
+
+fn with_patterns(response: &str, patterns: &[Regex]) -> Extraction {
+    let row = RowRules {
+        patterns,
+        answer_prefix: None,
+    };
+    extract_with_patterns(response, &abcd(), Strict, &row)
 }
 
 #[test]
 fn row_patterns_come_first_and_fall_back_to_the_mode() {
     let option_selected = [compile_output_regex(r"Option Selected:\s*([A-Za-z])").unwrap()];
-    let read = |response: &str| extract_with_patterns(response, &abcd(), Strict, &option_selected);
-    let found = read("option selected: a\n... Option Selected: c");
+    let found = with_patterns("option selected: a\n... Option Selected: c", &option_selected);
     assert_eq!((found.answer, found.by_pattern), (Ok('C'), true));
-    // No match, or a letter that is no option: the grading mode decides.
-    let found = read("Option Selected: E but \\boxed{B}");
+    // Gym trusts the pattern: a letter no option has is the answer (a wrong one).
+    let found = with_patterns("Option Selected: E but \\boxed{B}", &option_selected);
+    assert_eq!((found.answer, found.by_pattern), (Ok('E'), true));
+    // No match: the grading mode decides.
+    let found = with_patterns("I pick \\boxed{B}", &option_selected);
     assert_eq!((found.answer, found.by_pattern), (Ok('B'), false));
     assert_eq!(
-        read("<think>Option Selected: A</think>none").answer,
+        with_patterns("<think>Option Selected: A</think>none", &option_selected).answer,
         Err(NoAnswer::NoBox)
     );
     let whole = [compile_output_regex(r"square root").unwrap()];
-    assert_eq!(
-        extract_with_patterns("SQUARE ROOT", &abcd(), Strict, &whole).answer,
-        Ok('C')
-    );
+    assert_eq!(with_patterns("SQUARE ROOT", &whole).answer, Ok('C'));
     let lookahead = [compile_output_regex(r"Answer\s*:\s*(?!Answer)\s*([A-Za-z])").unwrap()];
-    let found = extract_with_patterns("answer: b\nAnswer: d", &abcd(), Strict, &lookahead);
-    assert_eq!(found.answer, Ok('D'));
+    assert_eq!(with_patterns("answer: b\nAnswer: d", &lookahead).answer, Ok('D'));
     assert!(matches!(
         compile_output_regex(r"(unclosed"),
         Err(PatternError::Invalid(_))
@@ -275,10 +261,7 @@ fn row_patterns_come_first_and_fall_back_to_the_mode() {
     // Catastrophic backtracking stops at the limit: no match, so the mode decides.
     let blowup = [compile_output_regex(r"(a+)+\1b").unwrap()];
     let text = format!("{} \\boxed{{B}}", "a".repeat(40));
-    assert_eq!(
-        extract_with_patterns(&text, &abcd(), Strict, &blowup).answer,
-        Ok('B')
-    );
+    assert_eq!(with_patterns(&text, &blowup).answer, Ok('B'));
     assert_eq!(
         compile_output_regex(&"a".repeat(MAX_PATTERN_BYTES + 1)).unwrap_err(),
         PatternError::TooLong
