@@ -5,6 +5,7 @@
 # other on the same machine; prints both reward curves and steps/s.
 #
 #   scripts/compare/trl_smollm2.sh [SEEDS]     # default 3
+#   CASCADE_BIN=path/to/cascade scripts/compare/trl_smollm2.sh   # an existing build
 #
 # Installs TRL into its own cache venv on first use (scripts/setup.d/trainer.sh) and
 # the cascade-rewards package into it (pip install ./python: maturin builds it).
@@ -16,8 +17,12 @@ source scripts/setup
 install_trl_venv
 "$CASCADE_TRL_VENV/bin/python" -c 'import cascade_rewards' 2>/dev/null \
   || "$CASCADE_TRL_VENV/bin/python" -m pip install -q ./python >&2
-cargo build -q --release --bin cascade
-cascade="${CARGO_TARGET_DIR:-target}/release/cascade"
+# CASCADE_BIN: a cascade binary built with torch (default: a release build here).
+cascade="${CASCADE_BIN:-}"
+if [ -z "$cascade" ]; then
+  cargo build -q --release --bin cascade
+  cascade="${CARGO_TARGET_DIR:-target}/release/cascade"
+fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 # The IF-RL stage alone: [run], the ifeval eval set and the first [[stage]].

@@ -88,16 +88,23 @@ fn the_good_recipe_and_the_shipped_toy_recipe_validate() {
     }
 }
 
-/// cascade2.toml's model is the user's SFT checkpoint; with the tiny model in its place,
-/// every stage that runs must name registered environments and bundled datasets.
+/// cascade2.toml's model is the user's SFT checkpoint and smollm2.toml's is made by
+/// `scripts/setup`; with the tiny model in its place, every stage must name registered
+/// environments, valid env configs and bundled datasets.
 #[test]
-fn cascade2_stages_validate_against_the_registry() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../recipes/cascade2.toml");
-    let mut recipe = Recipe::load(&path).expect("parses");
-    recipe.run.model = "../trainer/assets/tiny-chatml".into();
-    recipe.run.init = cascade_trainer::recipe::Init::Random;
+fn shipped_real_model_recipes_validate_against_the_registry() {
     let registry = Registry::discover().expect("registry");
-    recipe.validate(&registry).expect("cascade2.toml is valid");
+    for shipped in ["cascade2.toml", "smollm2.toml"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../recipes")
+            .join(shipped);
+        let mut recipe = Recipe::load(&path).expect("parses");
+        recipe.run.model = "../trainer/assets/tiny-chatml".into();
+        recipe.run.init = cascade_trainer::recipe::Init::Random;
+        recipe
+            .validate(&registry)
+            .unwrap_or_else(|e| panic!("{shipped} is not valid: {e}"));
+    }
 }
 
 /// An eval set may set its own greedy length; the others keep the run's.
