@@ -5,21 +5,12 @@
 //!
 //! Needs the clang toolchain and CPython runtime from `scripts/setup`.
 
-use std::sync::OnceLock;
+mod common;
 
-use cascade_envs::{EnvConfig, Environment, Registry, Reward, Sample};
+use cascade_envs::{Reward, Sample};
 use serde_json::{json, Value};
 
-fn env() -> &'static dyn Environment {
-    static ENV: OnceLock<Box<dyn Environment>> = OnceLock::new();
-    ENV.get_or_init(|| {
-        Registry::discover()
-            .expect("registry")
-            .create("code", &EnvConfig::new(serde_json::Map::new()))
-            .expect("code env")
-    })
-    .as_ref()
-}
+use common::code_env as env;
 
 fn verdict(r: &Reward) -> String {
     r.details

@@ -38,7 +38,10 @@ fn ten_megabyte_responses_are_read_from_their_end() {
     let braces = score(row(&format!("{}\\boxed{{C}}", "{".repeat(10 << 20))));
     assert_eq!(braces.score, 1.0);
     let unclosed = score(row(&"\\boxed{".repeat(1 << 20)));
-    assert_eq!(unclosed.details["reason"], "the last \\boxed{ does not close");
+    assert_eq!(
+        unclosed.details["reason"],
+        "the last \\boxed{ does not close"
+    );
     let thinking = score(row(&"<think>".repeat(1 << 20)));
     assert!(thinking.details["reason"]
         .as_str()

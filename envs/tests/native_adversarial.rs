@@ -4,25 +4,16 @@
 //!
 //! Needs the clang toolchain and CPython runtime from `scripts/setup`.
 
-use std::sync::OnceLock;
+mod common;
 
-use cascade_envs::{EnvConfig, Environment, Registry, Reward, Sample};
+use cascade_envs::{Reward, Sample};
 use cascade_sandboxes::host_calls::{FILE_TIME_NS, IO_FUEL_PER_BYTE, RANDOM_FUEL_PER_BYTE};
 use cascade_sandboxes::{
     CLanguage, Clang, CompileError, Execution, Invocation, Limits, Status, WasmProgram, WorkerPool,
 };
 use serde_json::{json, Value};
 
-fn env() -> &'static dyn Environment {
-    static ENV: OnceLock<Box<dyn Environment>> = OnceLock::new();
-    ENV.get_or_init(|| {
-        Registry::discover()
-            .expect("registry")
-            .create("code", &EnvConfig::new(serde_json::Map::new()))
-            .expect("code env")
-    })
-    .as_ref()
-}
+use common::code_env as env;
 
 /// A one-case stdio sample, with optional limits.
 fn sample(language: &str, code: &str, output: &str, memory_limit_mb: Option<u64>) -> Value {

@@ -153,12 +153,9 @@ fn answer_prefix(sample: &Sample) -> Result<Option<String>, RowError> {
     match metadata.get("answer_prefix") {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(prefix)) => Ok(Some(prefix.clone())),
-        Some(other) => Err(FieldError::wrong_type(
-            "template_metadata.answer_prefix",
-            "a string",
-            other,
-        )
-        .into()),
+        Some(other) => {
+            Err(FieldError::wrong_type("template_metadata.answer_prefix", "a string", other).into())
+        }
     }
 }
 

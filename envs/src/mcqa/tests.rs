@@ -121,7 +121,8 @@ fn config_mode_overrides_the_rows_as_in_gym() {
         (1.0, Some("lenient_answer_colon_md"))
     );
     // Gym's plain colon mode compares the whole rest of the line: markdown is no answer.
-    let plain = env(&["grading_mode=lenient_answer_colon"]).score(&sample(gym_row("**Answer:** A")));
+    let plain =
+        env(&["grading_mode=lenient_answer_colon"]).score(&sample(gym_row("**Answer:** A")));
     assert_eq!(plain.score, 0.0);
     // The md mode also reads the row's `answer_prefix`.
     let mut prefixed = gym_row("The correct option is A.");

@@ -77,7 +77,12 @@ pub(super) fn last_answer_payload(
 fn payloads<'t>(text: &'t str, answer_prefix: Option<&str>) -> Vec<&'t str> {
     let mut found: Vec<(usize, &str)> = answer_payload()
         .captures_iter(text)
-        .map(|c| (c.get(0).map_or(0, |m| m.start()), c.get(1).map_or("", |m| m.as_str())))
+        .map(|c| {
+            (
+                c.get(0).map_or(0, |m| m.start()),
+                c.get(1).map_or("", |m| m.as_str()),
+            )
+        })
         .collect();
     // A prefix over the pattern cap is not read (bounded work; no real prefix is long).
     let usable = |p: &&str| !p.is_empty() && p.len() <= MAX_PATTERN_BYTES;
@@ -86,7 +91,9 @@ fn payloads<'t>(text: &'t str, answer_prefix: Option<&str>) -> Vec<&'t str> {
         let pattern = format!(r"(?i){}\s*", regex::escape(&prefix));
         if let Ok(pattern) = Regex::new(&pattern) {
             for m in pattern.find_iter(text) {
-                let line_end = text[m.end()..].find('\n').map_or(text.len(), |i| m.end() + i);
+                let line_end = text[m.end()..]
+                    .find('\n')
+                    .map_or(text.len(), |i| m.end() + i);
                 found.push((m.start(), &text[m.end()..line_end]));
             }
         }

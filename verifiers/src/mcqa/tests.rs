@@ -113,7 +113,10 @@ fn answer_colon_reads_the_first_answer_line() {
         ("Answer: (C)", NoAnswer::NotAnOption),
         ("Answer: C) Square root", NoAnswer::NotAnOption),
         ("Answer: E", NoAnswer::NotAnOption),
-        ("Answer: A careful look shows it is B", NoAnswer::NotAnOption),
+        (
+            "Answer: A careful look shows it is B",
+            NoAnswer::NotAnOption,
+        ),
     ] {
         assert_eq!(read(response, Colon), Err(reason), "{response}");
     }
@@ -149,8 +152,14 @@ fn answer_colon_md_reads_the_last_payload_naming_one_option() {
         };
         extract_with_patterns(response, &abcd(), ColonMd, &row).answer
     };
-    assert_eq!(with_prefix("The correct option is B.", "The correct option is"), Ok('B'));
-    assert_eq!(with_prefix("nothing here \\boxed{D}", "The correct option is"), Ok('D'));
+    assert_eq!(
+        with_prefix("The correct option is B.", "The correct option is"),
+        Ok('B')
+    );
+    assert_eq!(
+        with_prefix("nothing here \\boxed{D}", "The correct option is"),
+        Ok('D')
+    );
 }
 
 #[test]
@@ -238,7 +247,10 @@ fn with_patterns(response: &str, patterns: &[Regex]) -> Extraction {
 #[test]
 fn row_patterns_come_first_and_fall_back_to_the_mode() {
     let option_selected = [compile_output_regex(r"Option Selected:\s*([A-Za-z])").unwrap()];
-    let found = with_patterns("option selected: a\n... Option Selected: c", &option_selected);
+    let found = with_patterns(
+        "option selected: a\n... Option Selected: c",
+        &option_selected,
+    );
     assert_eq!((found.answer, found.by_pattern), (Ok('C'), true));
     // Gym trusts the pattern: a letter no option has is the answer (a wrong one).
     let found = with_patterns("Option Selected: E but \\boxed{B}", &option_selected);
@@ -253,7 +265,10 @@ fn row_patterns_come_first_and_fall_back_to_the_mode() {
     let whole = [compile_output_regex(r"square root").unwrap()];
     assert_eq!(with_patterns("SQUARE ROOT", &whole).answer, Ok('C'));
     let lookahead = [compile_output_regex(r"Answer\s*:\s*(?!Answer)\s*([A-Za-z])").unwrap()];
-    assert_eq!(with_patterns("answer: b\nAnswer: d", &lookahead).answer, Ok('D'));
+    assert_eq!(
+        with_patterns("answer: b\nAnswer: d", &lookahead).answer,
+        Ok('D')
+    );
     assert!(matches!(
         compile_output_regex(r"(unclosed"),
         Err(PatternError::Invalid(_))
