@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 use unicode_normalization::UnicodeNormalization;
 
-use super::boxed::{normalize, strict_letter, strip_text_wrappers};
+use super::boxed::{option_with_text, strict_letter, strip_text_wrappers};
 use super::{Choices, NoAnswer, MAX_PATTERN_BYTES};
 
 fn regex(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
@@ -42,12 +42,7 @@ pub(super) fn first_answer_line(text: &str, choices: &Choices) -> Result<char, N
             return Ok(letter);
         }
     }
-    let wanted = normalize(candidate);
-    choices
-        .iter()
-        .find(|(_, option)| normalize(option) == wanted)
-        .map(|(letter, _)| letter)
-        .ok_or(NoAnswer::NotAnOption)
+    option_with_text(candidate, choices).ok_or(NoAnswer::NotAnOption)
 }
 
 /// `lenient_answer_colon_md`: the payloads after `Answer:` (and after the row's

@@ -90,6 +90,15 @@ pub(super) fn lenient_letter(text: &str, choices: &Choices) -> Result<char, NoAn
     }
 }
 
+/// The option whose text equals `candidate` (both normalised as Gym compares them).
+pub(super) fn option_with_text(candidate: &str, choices: &Choices) -> Option<char> {
+    let wanted = normalize(candidate);
+    choices
+        .iter()
+        .find(|(_, option)| normalize(option) == wanted)
+        .map(|(letter, _)| letter)
+}
+
 /// Gym's `_normalize_for_match`: lowercase, blanks collapsed to one space.
 pub(super) fn normalize(s: &str) -> String {
     let lower = s.to_lowercase();

@@ -23,7 +23,7 @@ use fancy_regex::{Regex, RegexBuilder};
 use thiserror::Error;
 
 use super::answer_colon::{normalize_extracted, upper_letter};
-use super::boxed::normalize;
+use super::boxed::option_with_text;
 use super::Choices;
 
 /// Longest pattern compiled.
@@ -94,9 +94,5 @@ fn answer_in(captured: &str, choices: &Choices) -> Option<char> {
             return Some(letter);
         }
     }
-    let wanted = normalize(&captured);
-    choices
-        .iter()
-        .find(|(_, option)| normalize(option) == wanted)
-        .map(|(letter, _)| letter)
+    option_with_text(&captured, choices)
 }
