@@ -12,12 +12,15 @@ use anyhow::Context;
 use cascade_trainer::device::DeviceChoice;
 use cascade_trainer::device::Precision;
 use cascade_trainer::logprobs::{Activations, LogitBudget, PassMemory};
+use cascade_trainer::model::AttentionPaths;
 use cascade_trainer::model::ModelConfig;
+use cascade_trainer::optim::UpdateKernel;
 use cascade_trainer::step_memory::{
     measure_prefill, measure_step, StepAlgorithm, StepShape, StepSpec,
 };
 use cascade_trainer::throughput::{
-    measure, measure_multi_turn, MultiTurnShape, ThroughputShape, QWEN25_05B_CONFIG,
+    measure, measure_multi_turn, MultiTurnShape, ThroughputPaths, ThroughputShape,
+    QWEN25_05B_CONFIG,
 };
 
 use super::Failure;
@@ -84,6 +87,51 @@ pub struct BenchModelArgs {
     /// sampling prefilled before chunking).
     #[arg(long, default_value_t = cascade_trainer::sampling::PREFILL_CHUNK as usize)]
     prefill_chunk: usize,
+    /// Attention calls: `auto` (the fused-kernel paths the trainer takes) or `masked`
+    /// (every call masked, grouped heads broadcast: the paths before them), to compare.
+    #[arg(long, value_enum, default_value = "auto")]
+    attention: AttentionArg,
+    /// The AdamW update: `auto` (fused on CUDA, per tensor on the CPU), `fused` or
+    /// `per-tensor`.
+    #[arg(long, value_enum, default_value = "auto")]
+    optimizer: OptimizerArg,
+    /// Decoding steps between host reads of the finished rows (0: the device's default).
+    #[arg(long, default_value_t = 0)]
+    finished_check_every: usize,
+    /// Forbid libtorch's math SDPA kernel: a call that would need it fails the run,
+    /// proving every pass takes a fused kernel.
+    #[arg(long)]
+    no_math_sdpa: bool,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum AttentionArg {
+    Auto,
+    Masked,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum OptimizerArg {
+    Auto,
+    Fused,
+    PerTensor,
+}
+
+impl BenchModelArgs {
+    fn paths(&self) -> ThroughputPaths {
+        ThroughputPaths {
+            attention: match self.attention {
+                AttentionArg::Auto => None,
+                AttentionArg::Masked => Some(AttentionPaths::MASKED),
+            },
+            optimizer: match self.optimizer {
+                OptimizerArg::Auto => None,
+                OptimizerArg::Fused => Some(UpdateKernel::Fused),
+                OptimizerArg::PerTensor => Some(UpdateKernel::PerTensor),
+            },
+            finished_check_every: self.finished_check_every,
+        }
+    }
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -124,6 +172,9 @@ pub fn run(args: BenchModelArgs) -> Result<(), Failure> {
         .resolve()
         .context("--device cuda: libtorch sees no GPU")
         .map_err(Failure::usage)?;
+    if args.no_math_sdpa {
+        cascade_trainer::model::sdpa::set_math_sdpa_enabled(false);
+    }
     if args.train_step {
         return train_step(config, device, &args);
     }
@@ -169,6 +220,7 @@ pub fn run(args: BenchModelArgs) -> Result<(), Failure> {
         args.precision.into(),
         shape,
         args.peak_flops,
+        args.paths(),
     )
     .map_err(|e| Failure::Other(e.into()))?;
     println!(
@@ -213,6 +265,7 @@ fn train_step(
         logit_chunk_mb: chunk_mb,
         precision: args.precision.into(),
         peak_flops: args.peak_flops,
+        attention: args.paths().attention,
     };
     if let Some(dir) = &args.save_step {
         std::fs::create_dir_all(dir)

@@ -55,6 +55,8 @@ pub struct StepSpec {
     pub logit_chunk_mb: Option<usize>,
     pub precision: Precision,
     pub peak_flops: f64,
+    /// The attention paths (`None`: the device's default).
+    pub attention: Option<crate::model::AttentionPaths>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -71,6 +73,8 @@ pub struct StepMemoryReport {
     pub bf16: bool,
     /// libtorch's intra-op threads.
     pub threads: i32,
+    /// The attention paths the passes took.
+    pub attention: crate::model::AttentionPaths,
     pub seconds: f64,
     /// With MOPD: the seconds of the teacher's pass, within `seconds`.
     pub teacher_seconds: f64,
@@ -148,11 +152,15 @@ pub fn measure_step(
     model.round_to_saved_dtype();
     model.set_precision(spec.precision);
     model.set_trainable(true);
+    if let Some(paths) = spec.attention {
+        model.set_attention_paths(paths);
+    }
     let teacher = match spec.algorithm {
         StepAlgorithm::Grpo => None,
         StepAlgorithm::Mopd => {
             let mut t = Transformer::random(config.clone(), device, Kind::Float, 1)?;
             t.set_precision(spec.precision);
+            t.set_attention_paths(model.attention_paths());
             Some(t)
         }
     };
@@ -323,6 +331,9 @@ fn step_report(
         activations: if recompute { "recompute" } else { "keep" },
         bf16: spec.precision.autocasts_on(device),
         threads: tch::get_num_threads(),
+        attention: spec
+            .attention
+            .unwrap_or_else(|| crate::model::AttentionPaths::for_device(device)),
         seconds,
         teacher_seconds,
         training_tokens_per_s: trained / seconds,

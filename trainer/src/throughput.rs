@@ -13,8 +13,9 @@ use tch::{Device, Kind};
 
 use crate::device::Precision;
 use crate::logprobs::{token_logprobs, SequenceBatch};
-use crate::model::{ModelConfig, ModelError, Transformer};
-use crate::optim::{AdamW, AdamWConfig};
+use crate::model::sdpa::SdpaChoices;
+use crate::model::{AttentionPaths, ModelConfig, ModelError, Transformer};
+use crate::optim::{AdamW, AdamWConfig, UpdateKernel};
 use crate::sampling::multi_turn::{generate_episodes, Episode, TurnLimits};
 use crate::sampling::{generate, Generation, SamplingParams};
 
@@ -38,6 +39,23 @@ pub struct ThroughputReport {
     pub training_tokens_per_s: f64,
     pub sampling_mfu: f64,
     pub training_mfu: f64,
+    /// Wall time of one decoding step (the whole batch), averaged over the run.
+    pub decode_ms_per_step: f64,
+    /// The attention paths and the SDPA kernel each kind of call took.
+    pub attention: AttentionPaths,
+    pub sdpa: SdpaChoices,
+    pub optimizer: UpdateKernel,
+    pub finished_check_every: usize,
+}
+
+/// What [`measure`] runs with, beyond the shape: the defaults follow the device;
+/// benchmarks set the older paths to compare in one run.
+#[derive(Debug, Clone, Copy)]
+pub struct ThroughputPaths {
+    pub attention: Option<AttentionPaths>,
+    pub optimizer: Option<UpdateKernel>,
+    /// 0 = the device's default.
+    pub finished_check_every: usize,
 }
 
 /// Matmul FLOPs per token for a forward pass at context length `t`.
@@ -69,6 +87,7 @@ pub fn measure(
     precision: Precision,
     shape: ThroughputShape,
     peak_flops: f64,
+    paths: ThroughputPaths,
 ) -> Result<ThroughputReport, ModelError> {
     let ThroughputShape {
         batch,
@@ -79,6 +98,9 @@ pub fn measure(
     let vocab = config.vocab_size;
     let mut model = Transformer::random(config.clone(), device, Kind::Float, 0)?;
     model.set_precision(precision);
+    if let Some(attention) = paths.attention {
+        model.set_attention_paths(attention);
+    }
     // Trainable while sampling too, as the runner's policy is: autocast caches its bf16
     // casts of trainable weights for the whole generation, instead of casting every
     // weight at every decoding step.
@@ -87,6 +109,7 @@ pub fn measure(
     let prompts = synthetic_prompts(batch, prompt_len, vocab);
     let params_s = SamplingParams {
         max_new_tokens: new_tokens,
+        finished_check_every: paths.finished_check_every,
         ..Default::default()
     };
     let sync = || sync_device(device);
@@ -94,10 +117,12 @@ pub fn measure(
     sync();
     let start = Instant::now();
     let mut generated = 0usize;
+    let mut decode_steps = 0i64;
     let mut last = None;
     for _ in 0..repeats {
         let g = generate(&model, &prompts, &params_s, &|_| String::new());
         generated += g.num_tokens();
+        decode_steps += g.completion_ids.size()[1];
         last = Some(g);
     }
     sync();
@@ -108,7 +133,10 @@ pub fn measure(
             message: "repeats must be at least 1".into(),
         });
     };
-    let train_s = time_training(&model, &g, repeats, &sync);
+    let optimizer = paths
+        .optimizer
+        .unwrap_or_else(|| UpdateKernel::for_device(device));
+    let train_s = time_training(&model, &g, repeats, optimizer, &sync);
     let seq = (prompt_len + new_tokens) as f64;
     let trained_tokens = (batch as f64) * seq * repeats as f64;
     let sample_flops = generated as f64
@@ -125,6 +153,11 @@ pub fn measure(
         training_tokens_per_s: trained_tokens / train_s,
         sampling_mfu: sample_flops / sample_s / peak_flops,
         training_mfu: train_flops / train_s / peak_flops,
+        decode_ms_per_step: 1e3 * sample_s / decode_steps.max(1) as f64,
+        attention: model.attention_paths(),
+        sdpa: model.sdpa_choices(batch as i64, prompt_len as i64, new_tokens as i64),
+        optimizer,
+        finished_check_every: params_s.check_every(device),
     })
 }
 
@@ -148,8 +181,14 @@ fn synthetic_prompts(batch: usize, prompt_len: usize, vocab: i64) -> Vec<Vec<i64
 
 /// Seconds for `repeats` training passes (forward, backward, AdamW step) over the
 /// generated batch `g`, after one warm-up pass.
-fn time_training(model: &Transformer, g: &Generation, repeats: usize, sync: &dyn Fn()) -> f64 {
-    let mut opt = AdamW::new(model.parameters(), AdamWConfig::default());
+fn time_training(
+    model: &Transformer,
+    g: &Generation,
+    repeats: usize,
+    kernel: UpdateKernel,
+    sync: &dyn Fn(),
+) -> f64 {
+    let mut opt = AdamW::new(model.parameters(), AdamWConfig::default()).with_kernel(kernel);
     let batch_view = SequenceBatch {
         prompt_ids: &g.prompts.ids,
         prompt_valid: &g.prompts.valid,

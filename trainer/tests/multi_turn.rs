@@ -132,6 +132,7 @@ fn grpo_config(tok: &TextTokenizer, seed: i64) -> GrpoConfig {
             seed,
             compact_finished: true,
             max_decode_rows: 0,
+            finished_check_every: 0,
         },
         advantages: AdvantageOptions::default(),
         epsilon_low: 0.2,

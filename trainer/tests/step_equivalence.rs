@@ -385,6 +385,7 @@ fn compacting_finished_rows_gives_the_same_samples() {
         let params = SamplingParams {
             compact_finished: compact,
             max_decode_rows: 0,
+            finished_check_every: 0,
             ..params.clone()
         };
         generate_groups(&model, &prompts, 4, &params, &decode)

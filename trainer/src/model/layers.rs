@@ -34,6 +34,23 @@ fn apply_rope(x: &Tensor, cos: &Tensor, sin: &Tensor) -> Tensor {
     x * cos + rotate_half(x) * sin
 }
 
+/// What one pass gives every layer's attention.
+pub struct AttentionInputs<'a> {
+    /// Rotary tables `[B, 1, T, head_dim]`.
+    pub cos: &'a Tensor,
+    pub sin: &'a Tensor,
+    /// A boolean `[B, 1, T, S]` (true = may attend), where `S` counts cached keys
+    /// plus these `T`; `None` for plain causal attention over right-padded rows
+    /// with no cache, which lets SDPA take its fused kernels (flash and
+    /// memory-efficient reject an explicit mask).
+    pub mask: Option<&'a Tensor>,
+    /// The dtype cached keys and values are kept in (what attention computes in).
+    pub cache_kind: Kind,
+    /// Repeat keys and values to every query head before a masked SDPA call (see
+    /// `AttentionPaths::expand_masked_kv`).
+    pub expand_kv: bool,
+}
+
 pub struct Attention {
     pub q: Tensor,
     pub k: Tensor,
@@ -50,14 +67,11 @@ pub struct Attention {
 }
 
 impl Attention {
-    /// `x` is `[B, T, H]`; `mask` is a boolean `[B, 1, T, S]` (true = may attend) where
-    /// `S` counts cached keys plus these `T`.
+    /// `x` is `[B, T, H]`.
     pub fn forward(
         &self,
         x: &Tensor,
-        cos: &Tensor,
-        sin: &Tensor,
-        mask: &Tensor,
+        inputs: &AttentionInputs,
         cache: Option<&mut LayerCache>,
     ) -> Tensor {
         let (b, t) = (x.size()[0], x.size()[1]);
@@ -72,21 +86,29 @@ impl Attention {
         let q = heads(&self.q, &self.q_bias, self.num_heads, &self.q_norm);
         let k = heads(&self.k, &self.k_bias, self.num_kv_heads, &self.k_norm);
         let v = heads(&self.v, &self.v_bias, self.num_kv_heads, &None);
-        let q = apply_rope(&q, cos, sin);
-        let k = apply_rope(&k, cos, sin);
+        let q = apply_rope(&q, inputs.cos, inputs.sin);
+        let k = apply_rope(&k, inputs.cos, inputs.sin);
         let (k, v) = match cache {
-            Some(cache) => cache.append(k, v),
+            Some(cache) => cache.append(&k, &v, inputs.cache_kind),
             None => (k, v),
+        };
+        let grouped = self.num_kv_heads != self.num_heads;
+        let (k, v, grouped) = if grouped && inputs.expand_kv {
+            let n = self.num_heads / self.num_kv_heads;
+            let expand = |t: &Tensor| t.repeat_interleave_self_int(n, 1, None);
+            (expand(&k), expand(&v), false)
+        } else {
+            (k, v, grouped)
         };
         let out = Tensor::scaled_dot_product_attention(
             &q,
             &k,
             &v,
-            Some(mask),
+            inputs.mask,
             0.0,
-            false,
+            inputs.mask.is_none(),
             None,
-            self.num_kv_heads != self.num_heads,
+            grouped,
         );
         out.transpose(1, 2)
             .reshape([b, t, self.num_heads * self.head_dim])
@@ -122,14 +144,12 @@ impl DecoderLayer {
     pub fn forward(
         &self,
         x: &Tensor,
-        cos: &Tensor,
-        sin: &Tensor,
-        mask: &Tensor,
+        inputs: &AttentionInputs,
         cache: Option<&mut LayerCache>,
     ) -> Tensor {
         let h = x + self
             .attention
-            .forward(&self.input_norm.forward(x), cos, sin, mask, cache);
+            .forward(&self.input_norm.forward(x), inputs, cache);
         &h + self.mlp.forward(&self.post_norm.forward(&h))
     }
 }

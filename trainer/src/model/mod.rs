@@ -10,6 +10,7 @@ pub mod config;
 pub mod kv_cache;
 pub mod layers;
 pub mod rope;
+pub mod sdpa;
 pub mod weights;
 
 use std::collections::BTreeMap;
@@ -22,7 +23,7 @@ use crate::device::{with_autocast, Precision};
 
 pub use config::{Family, Head, ModelConfig};
 pub use kv_cache::{KvCache, LayerCache};
-use layers::{Attention, DecoderLayer, Mlp, RmsNorm};
+use layers::{Attention, AttentionInputs, DecoderLayer, Mlp, RmsNorm};
 use rope::Rope;
 
 /// Files copied next to the weights when saving, so the checkpoint is complete.
@@ -69,20 +70,86 @@ pub enum ModelError {
 /// The attention masks `[B, 1, T, S]` and rotary tables of one pass, shared by its
 /// layers.
 struct LayerContext {
-    mask: Tensor,
-    /// The mask of sliding-window layers (`None` when the model has none).
+    /// `None`: plain causal attention (rows right-aligned, no cache).
+    mask: Option<Tensor>,
+    /// The mask of sliding-window layers (`None` when the model has none, or when
+    /// the pass is shorter than the window).
     sliding_mask: Option<Tensor>,
     cos: Tensor,
     sin: Tensor,
+    /// What cached keys and values are stored in.
+    cache_kind: Kind,
+    /// Whether masked attention repeats keys and values to every query head.
+    expand_masked_kv: bool,
 }
 
 impl LayerContext {
     fn run(&self, layer: &DecoderLayer, h: &Tensor, cache: Option<&mut LayerCache>) -> Tensor {
         let mask = match (&self.sliding_mask, layer.sliding) {
-            (Some(sliding), true) => sliding,
-            _ => &self.mask,
+            (Some(sliding), true) => Some(sliding),
+            _ => self.mask.as_ref(),
         };
-        layer.forward(h, &self.cos, &self.sin, mask, cache)
+        let inputs = AttentionInputs {
+            cos: &self.cos,
+            sin: &self.sin,
+            mask,
+            cache_kind: self.cache_kind,
+            expand_kv: self.expand_masked_kv && mask.is_some(),
+        };
+        layer.forward(h, &inputs, cache)
+    }
+}
+
+/// Rows moved so that each one's real tokens start at column 0: a pass over
+/// left-padded prompts followed by right-padded responses then needs no mask, only
+/// `is_causal` (real tokens see exactly the earlier real tokens, and the padding,
+/// now all after them, is seen by no real token).
+struct Alignment {
+    /// `[B, T]`: aligned column `i` of row `r` holds original column `i + shift[r]`
+    /// (clamped; columns past the row's end are never read back).
+    to_aligned: Tensor,
+    /// `[B, T]`: original column `p` of row `r` reads aligned column `p − shift[r]`
+    /// (clamped at 0 for the leading padding, whose output nobody uses).
+    to_original: Tensor,
+}
+
+impl Alignment {
+    /// `None` when some row's real tokens are not one run (a hole in `valid`).
+    fn of_single_runs(valid: &Tensor) -> Option<Self> {
+        let t = valid.size()[1];
+        let as_int = valid.to_kind(Kind::Int64);
+        let columns = Tensor::arange(t, (Kind::Int64, valid.device())).view([1, t]);
+        // The first real column (0 for a row with none), and the run's length.
+        let shift = as_int.argmax(1, true);
+        let count = as_int.sum_dim_intlist(1, true, Kind::Int64);
+        let last = columns.where_self(valid, &Tensor::from(-1i64).to_device(valid.device()));
+        let span = last.amax(1, true) - &shift + 1;
+        let holes = span.gt_tensor(&count).logical_and(&count.gt(0)).any();
+        if bool::try_from(&holes).unwrap_or(true) {
+            return None;
+        }
+        Some(Self {
+            to_aligned: (&columns + &shift).clamp_max(t - 1),
+            to_original: (columns - shift).clamp_min(0),
+        })
+    }
+
+    fn gather(x: &Tensor, index: &Tensor) -> Tensor {
+        let size = x.size();
+        let index = index
+            .view([size[0], size[1], 1])
+            .expand(size.as_slice(), false);
+        x.gather(1, &index, false)
+    }
+
+    /// `x` `[B, T, H]` in aligned column order.
+    fn to_aligned(&self, x: &Tensor) -> Tensor {
+        Self::gather(x, &self.to_aligned)
+    }
+
+    /// `x` `[B, T, H]` back in the original column order.
+    fn to_original(&self, x: &Tensor) -> Tensor {
+        Self::gather(x, &self.to_original)
     }
 }
 
@@ -137,6 +204,41 @@ pub struct Transformer {
     precision: Precision,
     /// Where the model was loaded from, for copying tokenizer files on save.
     source_dir: Option<PathBuf>,
+    /// Which attention kernels its passes may take.
+    attention: AttentionPaths,
+}
+
+/// Which attention kernels a model's passes may take. Both default to what makes
+/// libtorch's SDPA pick a fused kernel on the model's device; tests turn them off to
+/// compare with the plain masked path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct AttentionPaths {
+    /// Passes without a cache move each row's tokens to column 0 and attend with
+    /// `is_causal` and no mask (flash attention, GQA native), when every row's real
+    /// tokens are one run (a left-padded prompt, then the response) and no sliding
+    /// window is shorter than the pass.
+    pub causal_when_aligned: bool,
+    /// Where a mask is needed (decoding, a shared prompt's cache), keys and values are
+    /// repeated to every query head first: the memory-efficient kernel takes any mask
+    /// but not grouped-query broadcasting, and without it SDPA falls back to the math
+    /// kernel, which materialises `[B, H, T, S]` float32 scores. On by default on
+    /// CUDA only: on the CPU the copy buys nothing.
+    pub expand_masked_kv: bool,
+}
+
+impl AttentionPaths {
+    /// The paths before the fused ones: every pass masked, grouped heads broadcast.
+    pub const MASKED: Self = Self {
+        causal_when_aligned: false,
+        expand_masked_kv: false,
+    };
+
+    pub fn for_device(device: Device) -> Self {
+        Self {
+            causal_when_aligned: true,
+            expand_masked_kv: device.is_cuda(),
+        }
+    }
 }
 
 impl Transformer {
@@ -275,6 +377,7 @@ impl Transformer {
             kind,
             precision: Precision::default(),
             source_dir: None,
+            attention: AttentionPaths::for_device(device),
         })
     }
 
@@ -293,6 +396,16 @@ impl Transformer {
 
     pub fn precision(&self) -> Precision {
         self.precision
+    }
+
+    /// Sets which attention kernels the passes may take (equivalence tests, A/B
+    /// benchmarks); the default follows the device.
+    pub fn set_attention_paths(&mut self, paths: AttentionPaths) {
+        self.attention = paths;
+    }
+
+    pub fn attention_paths(&self) -> AttentionPaths {
+        self.attention
     }
 
     /// Runs `f` (a pass of this model) under the autocast its precision asks for on
@@ -357,19 +470,24 @@ impl Transformer {
         valid: &Tensor,
         cache: Option<&mut KvCache>,
     ) -> Tensor {
-        let past_valid = cache.as_ref().and_then(|c| c.key_valid.as_ref());
-        let (context, full_valid) = self.layer_context(valid, past_valid);
         let mut h = self.embed(ids);
         match cache {
             Some(cache) => {
+                let context = self.cached_layer_context(valid, cache);
                 for (layer, lc) in self.layers.iter().zip(cache.layers.iter_mut()) {
                     h = context.run(layer, &h, Some(lc));
                 }
-                cache.key_valid = Some(full_valid);
             }
             None => {
+                let (context, alignment) = self.layer_context(valid);
+                if let Some(alignment) = &alignment {
+                    h = alignment.to_aligned(&h);
+                }
                 for layer in &self.layers {
                     h = context.run(layer, &h, None);
+                }
+                if let Some(alignment) = &alignment {
+                    h = alignment.to_original(&h);
                 }
             }
         }
@@ -381,19 +499,72 @@ impl Transformer {
         Tensor::embedding(&self.embed, ids, -1, false, false)
     }
 
-    /// What every layer needs for `valid` `[B, T]` new positions after the cached
-    /// ones (`past_valid`), and the validity of all of them.
-    fn layer_context(&self, valid: &Tensor, past_valid: Option<&Tensor>) -> (LayerContext, Tensor) {
-        let t = valid.size()[1];
-        let (full_valid, past) = match past_valid {
-            Some(prev) => (Tensor::cat(&[prev, valid], 1), prev.size()[1]),
-            None => (valid.shallow_clone(), 0),
-        };
-        let s = past + t;
+    /// What every layer needs for a pass over `valid` `[B, T]` with no cache: the
+    /// causal context over right-aligned rows when it applies (with the alignment the
+    /// pass must apply to its input and undo on its output), else the masked one.
+    fn layer_context(&self, valid: &Tensor) -> (LayerContext, Option<Alignment>) {
+        if let Some(alignment) = self.causal_alignment(valid) {
+            let t = valid.size()[1];
+            let positions = Tensor::arange(t, (Kind::Int64, self.device))
+                .view([1, t])
+                .expand([valid.size()[0], t], false);
+            let (cos, sin) = self.rope.cos_sin(&positions, t, self.kind);
+            let context = LayerContext {
+                mask: None,
+                sliding_mask: None,
+                cos,
+                sin,
+                cache_kind: self.compute_kind(),
+                expand_masked_kv: self.attention.expand_masked_kv,
+            };
+            return (context, Some(alignment));
+        }
         // Positions count real tokens only, so left padding does not shift them.
-        let all_positions =
-            (full_valid.to_kind(Kind::Int64).cumsum(1, Kind::Int64) - 1).clamp_min(0);
-        let positions = all_positions.narrow(1, past, t);
+        let positions = (valid.to_kind(Kind::Int64).cumsum(1, Kind::Int64) - 1).clamp_min(0);
+        (
+            self.masked_context(valid, &positions, Some(&positions), 0),
+            None,
+        )
+    }
+
+    /// The alignment that lets a pass over `valid` attend with `is_causal` alone, if
+    /// the paths allow it, no sliding window binds within the pass, and every row's
+    /// real tokens are one run (one host read, once per pass).
+    fn causal_alignment(&self, valid: &Tensor) -> Option<Alignment> {
+        let t = valid.size()[1];
+        let window_binds = self.sliding_window().is_some_and(|w| w < t);
+        if !self.attention.causal_when_aligned || window_binds || t == 0 {
+            return None;
+        }
+        Alignment::of_single_runs(valid)
+    }
+
+    /// What every layer needs for `valid` `[B, T]` new positions after those in
+    /// `cache`, whose validity (and positions) it records.
+    fn cached_layer_context(&self, valid: &Tensor, cache: &mut KvCache) -> LayerContext {
+        let past = cache.len();
+        let counted = valid.to_kind(Kind::Int64).cumsum(1, Kind::Int64);
+        let counted = match cache.real_tokens() {
+            Some(real) => counted + real.unsqueeze(1),
+            None => counted,
+        };
+        let positions = (counted - 1).clamp_min(0);
+        let sliding = self.sliding_window().is_some();
+        let (full_valid, all_positions) = cache.push_positions(valid, &positions, sliding);
+        self.masked_context(&full_valid, &positions, all_positions.as_ref(), past)
+    }
+
+    /// The context of `T` new positions at token `positions` `[B, T]`, after `past`
+    /// cached ones: `full_valid` `[B, S]` and (for sliding windows) `all_positions`
+    /// `[B, S]` cover the cached positions and the new.
+    fn masked_context(
+        &self,
+        full_valid: &Tensor,
+        positions: &Tensor,
+        all_positions: Option<&Tensor>,
+        past: i64,
+    ) -> LayerContext {
+        let (t, s) = (positions.size()[1], full_valid.size()[1]);
         let key_idx = Tensor::arange(s, (Kind::Int64, self.device)).view([1, s]);
         let query_idx = (Tensor::arange(t, (Kind::Int64, self.device)) + past).view([t, 1]);
         let causal = key_idx.le_tensor(&query_idx);
@@ -404,23 +575,37 @@ impl Transformer {
             .logical_and(&full_valid.view([-1, 1, s]));
         let mask = visible.logical_or(&diagonal).unsqueeze(1);
         // transformers' sliding overlay `kv > q − window`, over token positions.
-        let sliding_mask = self.sliding_window().map(|window| {
-            let near = all_positions
-                .view([-1, 1, s])
-                .gt_tensor(&(positions.unsqueeze(-1) - window));
-            visible
-                .logical_and(&near)
-                .logical_or(&diagonal)
-                .unsqueeze(1)
-        });
-        let (cos, sin) = self.rope.cos_sin(&positions, self.kind);
-        let context = LayerContext {
-            mask,
+        let sliding_mask =
+            self.sliding_window()
+                .zip(all_positions)
+                .map(|(window, all_positions)| {
+                    let near = all_positions
+                        .view([-1, 1, s])
+                        .gt_tensor(&(positions.unsqueeze(-1) - window));
+                    visible
+                        .logical_and(&near)
+                        .logical_or(&diagonal)
+                        .unsqueeze(1)
+                });
+        let (cos, sin) = self.rope.cos_sin(positions, s, self.kind);
+        LayerContext {
+            mask: Some(mask),
             sliding_mask,
             cos,
             sin,
-        };
-        (context, full_valid)
+            cache_kind: self.compute_kind(),
+            expand_masked_kv: self.attention.expand_masked_kv,
+        }
+    }
+
+    /// What this model's passes compute in right now: autocast's dtype when it is on
+    /// for the device (bf16), else the parameters' dtype.
+    fn compute_kind(&self) -> Kind {
+        if crate::device::autocast_enabled(self.device) {
+            crate::device::autocast_dtype(self.device).unwrap_or(self.kind)
+        } else {
+            self.kind
+        }
     }
 
     /// The sliding window of the layers that have one (one width per model in the
@@ -433,8 +618,12 @@ impl Transformer {
     /// for the backward pass, which recomputes the layer (activation checkpointing;
     /// see [`RecomputedTrunk`]).
     pub fn forward_hidden_recomputed(&self, ids: &Tensor, valid: &Tensor) -> RecomputedTrunk<'_> {
-        let (context, _) = self.layer_context(valid, None);
+        let (context, alignment) = self.layer_context(valid);
         let embedded = self.embed(ids);
+        let embedded = match &alignment {
+            Some(alignment) => alignment.to_aligned(&embedded),
+            None => embedded,
+        };
         let mut layer_inputs = Vec::with_capacity(self.layers.len());
         let mut h = embedded.detach();
         tch::no_grad(|| {
@@ -444,9 +633,13 @@ impl Transformer {
             }
         });
         let last = h.set_requires_grad(true);
+        let hidden = self.norm.forward(&last);
         RecomputedTrunk {
             model: self,
-            hidden: self.norm.forward(&last),
+            hidden: match &alignment {
+                Some(alignment) => alignment.to_original(&hidden),
+                None => hidden,
+            },
             embedded,
             layer_inputs,
             last,
@@ -521,6 +714,9 @@ impl Transformer {
         self.source_dir = Some(dir.to_owned());
     }
 }
+
+#[cfg(test)]
+mod attention_tests;
 
 /// Copies the tokenizer files that exist in `src` into `dst`.
 pub fn copy_tokenizer_files(src: &Path, dst: &Path) -> Result<(), ModelError> {

@@ -11,6 +11,7 @@
 //! keep the rotation they were written with, exactly as in transformers' generation.
 
 use std::f64::consts::PI;
+use std::sync::Mutex;
 
 use serde_json::Value;
 use tch::{Kind, Tensor};
@@ -313,6 +314,10 @@ pub struct Rope {
     inv_freq: Tensor,
     scale: f64,
     device: tch::Device,
+    /// `(cos, sin)` of positions `0..P`, `[P, head_dim]` float32, grown by doubling
+    /// as longer passes come: a pass then gathers its rows instead of recomputing
+    /// the trigonometry every layer pass (every decoding step).
+    table: Mutex<Option<(Tensor, Tensor)>>,
 }
 
 impl Rope {
@@ -323,11 +328,46 @@ impl Rope {
             scale,
             config: config.clone(),
             device,
+            table: Mutex::new(None),
         }
     }
 
-    /// `(cos, sin)`, each `[B, 1, T, head_dim]`, for position ids `[B, T]`.
-    pub fn cos_sin(&self, positions: &Tensor, kind: Kind) -> (Tensor, Tensor) {
+    /// `(cos, sin)`, each `[B, 1, T, head_dim]`, for position ids `[B, T]`, all of
+    /// them below `bound` (the pass's key length bounds them: positions count real
+    /// tokens only).
+    pub fn cos_sin(&self, positions: &Tensor, bound: i64, kind: Kind) -> (Tensor, Tensor) {
+        if self.config.depends_on_length() {
+            // The frequencies depend on the longest position: no table can serve.
+            return self.computed(positions, kind);
+        }
+        let (cos, sin) = self.table_covering(bound);
+        let (b, t) = (positions.size()[0], positions.size()[1]);
+        let flat = positions.reshape([-1]);
+        let pick = |table: &Tensor| {
+            table
+                .index_select(0, &flat)
+                .view([b, 1, t, -1])
+                .to_kind(kind)
+        };
+        (pick(&cos), pick(&sin))
+    }
+
+    /// The table, grown to at least `bound` positions.
+    fn table_covering(&self, bound: i64) -> (Tensor, Tensor) {
+        let mut table = self.table.lock().unwrap_or_else(|e| e.into_inner());
+        let have = table.as_ref().map_or(0, |(cos, _)| cos.size()[0]);
+        if have < bound {
+            let len = bound.max(2 * have).max(256);
+            let positions = Tensor::arange(len, (Kind::Int64, self.device)).view([1, len]);
+            let (cos, sin) = self.computed(&positions, Kind::Float);
+            *table = Some((cos.view([len, -1]), sin.view([len, -1])));
+        }
+        let (cos, sin) = table.as_ref().expect("filled above");
+        (cos.shallow_clone(), sin.shallow_clone())
+    }
+
+    /// `(cos, sin)` computed from the frequencies for `positions` `[B, T]`.
+    fn computed(&self, positions: &Tensor, kind: Kind) -> (Tensor, Tensor) {
         let (inv_freq, scale) = if self.config.depends_on_length() && positions.numel() > 0 {
             let seq_len = i64::try_from(positions.max()).unwrap_or(0) + 1;
             let (freqs, scale) = self.config.inv_freq(seq_len as f64);

@@ -109,6 +109,10 @@ pub struct Rollout {
     /// many rows. Single-turn sampling; conversations decode all their rows.
     #[serde(default)]
     pub max_decode_rows: usize,
+    /// Decoding steps between host reads of which rows finished (0 = auto: every
+    /// step on the CPU, every 8 on CUDA); the samples are the same for any value.
+    #[serde(default)]
+    pub finished_check_every: usize,
     /// Multi-turn environments: model turns per conversation (each at most
     /// `max_new_tokens`).
     #[serde(default = "default_max_turns")]
@@ -268,9 +272,10 @@ fn yes() -> bool {
 
 /// Keys of the stages that sample: on an SFT stage, more likely a stage declared with
 /// the wrong algorithm than a typo, so the refusal says so.
-const SAMPLING_KEYS: [&str; 10] = [
+const SAMPLING_KEYS: [&str; 11] = [
     "group_size",
     "max_decode_rows",
+    "finished_check_every",
     "max_new_tokens",
     "temperature",
     "top_p",

@@ -32,6 +32,7 @@ fn greedy(tokenizer: &TextTokenizer, max_new_tokens: usize) -> SamplingParams {
         seed: 0,
         compact_finished: true,
         max_decode_rows: 0,
+        finished_check_every: 0,
     }
 }
 

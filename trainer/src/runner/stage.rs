@@ -103,6 +103,7 @@ pub fn sampling(rollout: &Rollout, tokenizer: &TextTokenizer, seed: i64) -> Samp
         seed,
         compact_finished: true,
         max_decode_rows: rollout.max_decode_rows,
+        finished_check_every: rollout.finished_check_every,
     }
 }
 

@@ -37,6 +37,27 @@ pub struct SamplingParams {
     /// turns of whole groups, one after another on the same random stream, so memory
     /// (KV cache, logits) is bounded by this many rows, not by prompts × group size.
     pub max_decode_rows: usize,
+    /// Decoding steps between host reads of which rows have finished (0 = auto: 1 on
+    /// the CPU, [`CUDA_FINISHED_CHECK_EVERY`] on CUDA). A read blocks the host until
+    /// the device catches up, so on a GPU every step's read keeps the CPU from queuing
+    /// the next steps' kernels ahead. Between reads, finished rows decode padding; the
+    /// columns after the last row ended are cut off, so the samples are the same for
+    /// any value. Stop strings need the text every step and read every step.
+    pub finished_check_every: usize,
+}
+
+/// [`SamplingParams::finished_check_every`]'s automatic value on CUDA.
+pub const CUDA_FINISHED_CHECK_EVERY: usize = 8;
+
+impl SamplingParams {
+    /// Steps between host reads of the finished rows on `device`.
+    pub fn check_every(&self, device: Device) -> usize {
+        match self.finished_check_every {
+            0 if device.is_cuda() => CUDA_FINISHED_CHECK_EVERY,
+            0 => 1,
+            k => k,
+        }
+    }
 }
 
 impl Default for SamplingParams {
@@ -51,6 +72,7 @@ impl Default for SamplingParams {
             seed: 0,
             compact_finished: true,
             max_decode_rows: 0,
+            finished_check_every: 0,
         }
     }
 }
@@ -429,6 +451,20 @@ pub(crate) struct Steps {
 }
 
 impl Steps {
+    /// Cuts the steps after the last one in which some row still generated (the
+    /// padding decoded between host reads), keeping at least one.
+    fn drop_idle_tail(&mut self) {
+        if self.valids.len() <= 1 {
+            return;
+        }
+        let any: Vec<bool> =
+            Vec::try_from(Tensor::stack(&self.valids, 1).any_dim(0, false)).unwrap_or_default();
+        let keep = any.iter().rposition(|v| *v).map_or(1, |last| last + 1);
+        self.tokens.truncate(keep);
+        self.logprobs.truncate(keep);
+        self.valids.truncate(keep);
+    }
+
     /// The `[B, steps]` ids, validity and (float) log-probabilities.
     pub(crate) fn stacked(&self) -> (Tensor, Tensor, Tensor) {
         (
@@ -518,8 +554,11 @@ pub(crate) fn decode_steps(
         valids: Vec::with_capacity(params.max_new_tokens),
         stopped_by_string: Vec::new(),
     };
+    // The cache's buffers sized once for the whole run (each step writes in place).
+    cache.reserve(params.max_new_tokens as i64);
     let mut strings = StopStrings::new(b as usize);
     let mut live = LiveRows::all(b, device, compact);
+    let check_every = params.check_every(device);
     let mut logits = logits;
     for step in 0..params.max_new_tokens {
         let (ids, lp) = sample_next(&logits, params);
@@ -539,21 +578,29 @@ pub(crate) fn decode_steps(
         steps.logprobs.push(lp);
         steps.valids.push(alive.shallow_clone());
         done = now_done;
-        // One host read per step: how many rows still generate.
-        let alive_rows = i64::try_from(done.logical_not().sum(Kind::Int64)).unwrap_or(0);
-        if alive_rows == 0 || step + 1 == params.max_new_tokens {
+        if step + 1 == params.max_new_tokens {
             break;
         }
-        if let Some(watch) = watch.as_deref_mut() {
-            watch.check(&done, &steps);
+        if (step + 1) % check_every == 0 || !params.stop_strings.is_empty() {
+            // The host read: how many rows still generate.
+            let alive_rows = i64::try_from(done.logical_not().sum(Kind::Int64)).unwrap_or(0);
+            if alive_rows == 0 {
+                break;
+            }
+            if let Some(watch) = watch.as_deref_mut() {
+                watch.check(&done, &steps);
+            }
+            live.compact_if_worth_it(&done, alive_rows, cache);
         }
-        live.compact_if_worth_it(&done, alive_rows, cache);
         let hidden = model.forward_hidden(
             &live.pick(&ids).view([-1, 1]),
             &live.pick(&alive).view([-1, 1]),
             Some(cache),
         );
         logits = live.spread(&model.logits(&hidden.select(1, -1)), b);
+    }
+    if check_every > 1 {
+        steps.drop_idle_tail();
     }
     if !params.stop_strings.is_empty() {
         steps.stopped_by_string = strings.stopped;

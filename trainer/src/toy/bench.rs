@@ -58,6 +58,7 @@ impl ToyTask {
                 seed: 0,
                 compact_finished: true,
                 max_decode_rows: 0,
+                finished_check_every: 0,
             },
             advantages: AdvantageOptions::default(),
             epsilon_low: 0.2,
