@@ -12,7 +12,7 @@ use anyhow::Context;
 use cascade_trainer::device::DeviceChoice;
 use cascade_trainer::device::Precision;
 use cascade_trainer::logprobs::{Activations, LogitBudget, PassMemory};
-use cascade_trainer::model::AttentionPaths;
+use cascade_trainer::model::KernelPaths;
 use cascade_trainer::model::ModelConfig;
 use cascade_trainer::optim::UpdateKernel;
 use cascade_trainer::step_memory::{
@@ -87,8 +87,10 @@ pub struct BenchModelArgs {
     /// sampling prefilled before chunking).
     #[arg(long, default_value_t = cascade_trainer::sampling::PREFILL_CHUNK as usize)]
     prefill_chunk: usize,
-    /// Attention calls: `auto` (the fused-kernel paths the trainer takes) or `masked`
-    /// (every call masked, grouped heads broadcast: the paths before them), to compare.
+    /// Kernel paths: `auto` (what the trainer takes on the device), `masked` (every
+    /// attention call masked, grouped heads broadcast, separate projections: the paths
+    /// before issue 40) or `fused` (every fused path on, on any device: to measure them
+    /// on the CPU, where `auto` leaves them off).
     #[arg(long, value_enum, default_value = "auto")]
     attention: AttentionArg,
     /// The AdamW update: `auto` (fused on CUDA, per tensor on the CPU), `fused` or
@@ -108,6 +110,7 @@ pub struct BenchModelArgs {
 enum AttentionArg {
     Auto,
     Masked,
+    Fused,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -122,7 +125,8 @@ impl BenchModelArgs {
         ThroughputPaths {
             attention: match self.attention {
                 AttentionArg::Auto => None,
-                AttentionArg::Masked => Some(AttentionPaths::MASKED),
+                AttentionArg::Masked => Some(KernelPaths::MASKED),
+                AttentionArg::Fused => Some(KernelPaths::FUSED),
             },
             optimizer: match self.optimizer {
                 OptimizerArg::Auto => None,

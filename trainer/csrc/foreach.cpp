@@ -8,7 +8,6 @@
 #include <ATen/ops/_foreach_norm.h>
 #include <ATen/ops/_foreach_zero.h>
 #include <ATen/ops/_fused_adamw.h>
-#include <ATen/ops/linalg_vector_norm.h>
 #include <ATen/ops/stack.h>
 
 #include <cstdlib>
@@ -56,12 +55,14 @@ char* cascade_fused_adamw(at::Tensor** params, at::Tensor** grads, at::Tensor** 
   });
 }
 
-// The global L2 norm of all the tensors, as `torch.nn.utils.clip_grad_norm_`
-// computes it (per-tensor norms, then the norm of those), into a new tensor `*out`.
+// The global L2 norm of all the tensors, into a new tensor `*out`: per-tensor norms in
+// one call, then the square root of the sum of their squares (the order of operations
+// cascade's per-tensor clipping always used, so CPU trajectories keep their bits;
+// `clip_grad_norm_` takes the norm of the norms, equal to rounding).
 char* cascade_foreach_total_norm(at::Tensor** tensors, int64_t n, at::Tensor** out) {
   return guarded([&] {
     auto norms = at::_foreach_norm(list(tensors, n), 2);
-    *out = new at::Tensor(at::linalg_vector_norm(at::stack(norms), 2));
+    *out = new at::Tensor(at::stack(norms).square().sum().sqrt());
   });
 }
 

@@ -56,7 +56,7 @@ pub struct StepSpec {
     pub precision: Precision,
     pub peak_flops: f64,
     /// The attention paths (`None`: the device's default).
-    pub attention: Option<crate::model::AttentionPaths>,
+    pub attention: Option<crate::model::KernelPaths>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -74,7 +74,7 @@ pub struct StepMemoryReport {
     /// libtorch's intra-op threads.
     pub threads: i32,
     /// The attention paths the passes took.
-    pub attention: crate::model::AttentionPaths,
+    pub attention: crate::model::KernelPaths,
     pub seconds: f64,
     /// With MOPD: the seconds of the teacher's pass, within `seconds`.
     pub teacher_seconds: f64,
@@ -153,14 +153,14 @@ pub fn measure_step(
     model.set_precision(spec.precision);
     model.set_trainable(true);
     if let Some(paths) = spec.attention {
-        model.set_attention_paths(paths);
+        model.set_kernel_paths(paths);
     }
     let teacher = match spec.algorithm {
         StepAlgorithm::Grpo => None,
         StepAlgorithm::Mopd => {
             let mut t = Transformer::random(config.clone(), device, Kind::Float, 1)?;
             t.set_precision(spec.precision);
-            t.set_attention_paths(model.attention_paths());
+            t.set_kernel_paths(model.kernel_paths());
             Some(t)
         }
     };
@@ -333,7 +333,7 @@ fn step_report(
         threads: tch::get_num_threads(),
         attention: spec
             .attention
-            .unwrap_or_else(|| crate::model::AttentionPaths::for_device(device)),
+            .unwrap_or_else(|| crate::model::KernelPaths::for_device(device)),
         seconds,
         teacher_seconds,
         training_tokens_per_s: trained / seconds,

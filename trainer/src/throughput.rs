@@ -14,7 +14,7 @@ use tch::{Device, Kind};
 use crate::device::Precision;
 use crate::logprobs::{token_logprobs, SequenceBatch};
 use crate::model::sdpa::SdpaChoices;
-use crate::model::{AttentionPaths, ModelConfig, ModelError, Transformer};
+use crate::model::{KernelPaths, ModelConfig, ModelError, Transformer};
 use crate::optim::{AdamW, AdamWConfig, UpdateKernel};
 use crate::sampling::multi_turn::{generate_episodes, Episode, TurnLimits};
 use crate::sampling::{generate, Generation, SamplingParams};
@@ -42,7 +42,7 @@ pub struct ThroughputReport {
     /// Wall time of one decoding step (the whole batch), averaged over the run.
     pub decode_ms_per_step: f64,
     /// The attention paths and the SDPA kernel each kind of call took.
-    pub attention: AttentionPaths,
+    pub attention: KernelPaths,
     pub sdpa: SdpaChoices,
     pub optimizer: UpdateKernel,
     pub finished_check_every: usize,
@@ -52,7 +52,7 @@ pub struct ThroughputReport {
 /// benchmarks set the older paths to compare in one run.
 #[derive(Debug, Clone, Copy)]
 pub struct ThroughputPaths {
-    pub attention: Option<AttentionPaths>,
+    pub attention: Option<KernelPaths>,
     pub optimizer: Option<UpdateKernel>,
     /// 0 = the device's default.
     pub finished_check_every: usize,
@@ -99,7 +99,7 @@ pub fn measure(
     let mut model = Transformer::random(config.clone(), device, Kind::Float, 0)?;
     model.set_precision(precision);
     if let Some(attention) = paths.attention {
-        model.set_attention_paths(attention);
+        model.set_kernel_paths(attention);
     }
     // Trainable while sampling too, as the runner's policy is: autocast caches its bf16
     // casts of trainable weights for the whole generation, instead of casting every
@@ -154,7 +154,7 @@ pub fn measure(
         sampling_mfu: sample_flops / sample_s / peak_flops,
         training_mfu: train_flops / train_s / peak_flops,
         decode_ms_per_step: 1e3 * sample_s / decode_steps.max(1) as f64,
-        attention: model.attention_paths(),
+        attention: model.kernel_paths(),
         sdpa: model.sdpa_choices(batch as i64, prompt_len as i64, new_tokens as i64),
         optimizer,
         finished_check_every: params_s.check_every(device),

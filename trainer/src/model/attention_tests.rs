@@ -7,12 +7,16 @@ use tch::{Device, Kind, Tensor};
 use super::config::{TINY_TEST_CONFIG, TINY_TEST_VOCAB};
 use super::*;
 
-const MASKED: AttentionPaths = AttentionPaths::MASKED;
+const MASKED: KernelPaths = KernelPaths::MASKED;
+const CAUSAL: KernelPaths = KernelPaths {
+    causal_when_aligned: true,
+    ..KernelPaths::MASKED
+};
 
-fn model(paths: AttentionPaths) -> Transformer {
+fn model(paths: KernelPaths) -> Transformer {
     let config = ModelConfig::from_json(TINY_TEST_CONFIG).expect("config");
     let mut model = Transformer::random(config, Device::Cpu, Kind::Float, 5).expect("model");
-    model.set_attention_paths(paths);
+    model.set_kernel_paths(paths);
     model.set_trainable(true);
     model
 }
@@ -72,7 +76,7 @@ fn assert_close(a: &Tensor, b: &Tensor, what: &str) {
 fn the_causal_pass_over_aligned_rows_equals_the_masked_pass() {
     crate::numerics::pin_for_tests();
     let (ids, valid) = rows();
-    let causal = model(AttentionPaths::for_device(Device::Cpu));
+    let causal = model(CAUSAL);
     assert!(
         causal.causal_alignment(&valid).is_some(),
         "rows are single runs"
@@ -105,7 +109,7 @@ fn the_recomputed_trunk_takes_the_causal_path_alike() {
             .collect();
         (hidden.detach(), grads)
     };
-    let (hidden_c, grads_c) = recomputed(AttentionPaths::for_device(Device::Cpu));
+    let (hidden_c, grads_c) = recomputed(CAUSAL);
     let (hidden_m, grads_m) = recomputed(MASKED);
     assert_close(&hidden_c, &hidden_m, "hidden states");
     for (c, m) in grads_c.iter().zip(&grads_m) {
@@ -150,10 +154,37 @@ fn repeated_key_value_heads_decode_alike() {
             Tensor::cat(&out, 1) * valid.unsqueeze(-1).to_kind(Kind::Float)
         })
     };
-    let expanded = decode(AttentionPaths {
-        causal_when_aligned: true,
+    let expanded = decode(KernelPaths {
         expand_masked_kv: true,
+        ..MASKED
     });
     let grouped = decode(MASKED);
     assert_close(&expanded, &grouped, "decoded logits");
+}
+
+#[test]
+fn fused_projections_decode_alike() {
+    crate::numerics::pin_for_tests();
+    let (ids, valid) = rows();
+    let decode = |paths: KernelPaths| {
+        let model = model(paths);
+        let fused = model.fuse_for_decoding();
+        assert_eq!(fused.is_some(), paths.fused_decoding_projections);
+        assert_eq!(
+            model.layers[0].fused.lock().unwrap().is_some(),
+            paths.fused_decoding_projections
+        );
+        let logits = tch::no_grad(|| model.forward(&ids, &valid, None));
+        drop(fused);
+        assert!(
+            model.layers[0].fused.lock().unwrap().is_none(),
+            "dropped with the guard"
+        );
+        logits * valid.unsqueeze(-1).to_kind(Kind::Float)
+    };
+    let fused = decode(KernelPaths {
+        fused_decoding_projections: true,
+        ..MASKED
+    });
+    assert_close(&fused, &decode(MASKED), "logits");
 }

@@ -76,9 +76,15 @@ impl Grown {
     }
 
     fn filled(&self) -> Option<Tensor> {
+        // A full buffer is returned as itself: a `narrow` would add a node to the
+        // graph of a pass that backpropagates into the cache, and with it change the
+        // order autograd sums gradients in (and the float path).
         self.buffer
             .as_ref()
-            .map(|b| b.narrow(self.dim, 0, self.len))
+            .map(|b| match self.len == self.capacity() {
+                true => b.shallow_clone(),
+                false => b.narrow(self.dim, 0, self.len),
+            })
     }
 
     /// Applies a row operation to the whole buffer, so its capacity is kept.

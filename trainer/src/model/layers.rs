@@ -3,6 +3,8 @@
 //! Each block holds shallow handles onto the model's parameter tensors, so the
 //! optimizer's in-place updates are seen without copying.
 
+use std::sync::Mutex;
+
 use tch::{Kind, Tensor};
 
 use super::kv_cache::LayerCache;
@@ -47,7 +49,7 @@ pub struct AttentionInputs<'a> {
     /// The dtype cached keys and values are kept in (what attention computes in).
     pub cache_kind: Kind,
     /// Repeat keys and values to every query head before a masked SDPA call (see
-    /// `AttentionPaths::expand_masked_kv`).
+    /// `KernelPaths::expand_masked_kv`).
     pub expand_kv: bool,
 }
 
@@ -73,19 +75,43 @@ impl Attention {
         x: &Tensor,
         inputs: &AttentionInputs,
         cache: Option<&mut LayerCache>,
+        fused: Option<&FusedProjections>,
     ) -> Tensor {
         let (b, t) = (x.size()[0], x.size()[1]);
-        let heads = |w: &Tensor, bias: &Option<Tensor>, n: i64, norm: &Option<RmsNorm>| {
-            let y = x.linear(w, bias.as_ref()).view([b, t, n, self.head_dim]);
-            let y = match norm {
-                Some(norm) => norm.forward(&y),
-                None => y,
+        let (q_width, kv_width) = (
+            self.num_heads * self.head_dim,
+            self.num_kv_heads * self.head_dim,
+        );
+        let fused_qkv = fused.map(|f| x.linear(&f.qkv, f.qkv_bias.as_ref()));
+        // Each head's projection, then its reshape, then the next one: the order the
+        // ops are recorded in sets the order autograd sums their gradients into `x`,
+        // and so the float path of every CPU training run.
+        let heads =
+            |w: &Tensor, bias: &Option<Tensor>, (start, n): (i64, i64), norm: &Option<RmsNorm>| {
+                let y = match &fused_qkv {
+                    Some(all) => all.narrow(-1, start, n * self.head_dim),
+                    None => x.linear(w, bias.as_ref()),
+                };
+                let y = y.view([b, t, n, self.head_dim]);
+                let y = match norm {
+                    Some(norm) => norm.forward(&y),
+                    None => y,
+                };
+                y.transpose(1, 2)
             };
-            y.transpose(1, 2)
-        };
-        let q = heads(&self.q, &self.q_bias, self.num_heads, &self.q_norm);
-        let k = heads(&self.k, &self.k_bias, self.num_kv_heads, &self.k_norm);
-        let v = heads(&self.v, &self.v_bias, self.num_kv_heads, &None);
+        let q = heads(&self.q, &self.q_bias, (0, self.num_heads), &self.q_norm);
+        let k = heads(
+            &self.k,
+            &self.k_bias,
+            (q_width, self.num_kv_heads),
+            &self.k_norm,
+        );
+        let v = heads(
+            &self.v,
+            &self.v_bias,
+            (q_width + kv_width, self.num_kv_heads),
+            &None,
+        );
         let q = apply_rope(&q, inputs.cos, inputs.sin);
         let k = apply_rope(&k, inputs.cos, inputs.sin);
         let (k, v) = match cache {
@@ -124,10 +150,44 @@ pub struct Mlp {
 }
 
 impl Mlp {
-    pub fn forward(&self, x: &Tensor) -> Tensor {
-        let g = x.linear::<Tensor>(&self.gate, None).silu();
-        let u = x.linear::<Tensor>(&self.up, None);
+    pub fn forward(&self, x: &Tensor, fused: Option<&FusedProjections>) -> Tensor {
+        // gate, its activation, then up: the recorded order (see `Attention::forward`).
+        let (g, u) = match fused {
+            Some(fused) => {
+                let y = x.linear::<Tensor>(&fused.gate_up, None);
+                let half = self.gate.size()[0];
+                (y.narrow(-1, 0, half).silu(), y.narrow(-1, half, half))
+            }
+            None => {
+                let g = x.linear::<Tensor>(&self.gate, None).silu();
+                (g, x.linear::<Tensor>(&self.up, None))
+            }
+        };
         (g * u).linear::<Tensor>(&self.down, None)
+    }
+}
+
+/// A layer's projections concatenated into one matrix per input, in the compute
+/// dtype: `[q; k; v]` (and their biases) and `[gate; up]`. Built for a decoding run
+/// (no gradients, weights fixed) by `Transformer::fuse_for_decoding`.
+pub struct FusedProjections {
+    qkv: Tensor,
+    qkv_bias: Option<Tensor>,
+    gate_up: Tensor,
+}
+
+impl FusedProjections {
+    fn of(attention: &Attention, mlp: &Mlp, kind: Kind) -> Self {
+        let cat = |parts: &[&Tensor]| Tensor::cat(parts, 0).to_kind(kind);
+        let qkv_bias = match (&attention.q_bias, &attention.k_bias, &attention.v_bias) {
+            (Some(q), Some(k), Some(v)) => Some(cat(&[q, k, v])),
+            _ => None,
+        };
+        Self {
+            qkv: cat(&[&attention.q, &attention.k, &attention.v]),
+            qkv_bias,
+            gate_up: cat(&[&mlp.gate, &mlp.up]),
+        }
     }
 }
 
@@ -138,18 +198,31 @@ pub struct DecoderLayer {
     pub attention: Attention,
     pub post_norm: RmsNorm,
     pub mlp: Mlp,
+    /// Set while a decoding run uses fused projections (see `FusedProjections`).
+    pub fused: Mutex<Option<FusedProjections>>,
 }
 
 impl DecoderLayer {
+    /// Fuses this layer's projections in `kind` (`Some`) or drops the fused ones.
+    pub fn set_fused(&self, kind: Option<Kind>) {
+        let fused = kind
+            .map(|kind| tch::no_grad(|| FusedProjections::of(&self.attention, &self.mlp, kind)));
+        *self.fused.lock().unwrap_or_else(|e| e.into_inner()) = fused;
+    }
+
     pub fn forward(
         &self,
         x: &Tensor,
         inputs: &AttentionInputs,
         cache: Option<&mut LayerCache>,
     ) -> Tensor {
-        let h = x + self
-            .attention
-            .forward(&self.input_norm.forward(x), inputs, cache);
-        &h + self.mlp.forward(&self.post_norm.forward(&h))
+        let fused = self.fused.lock().unwrap_or_else(|e| e.into_inner());
+        let h =
+            x + self
+                .attention
+                .forward(&self.input_norm.forward(x), inputs, cache, fused.as_ref());
+        &h + self
+            .mlp
+            .forward(&self.post_norm.forward(&h), fused.as_ref())
     }
 }

@@ -100,6 +100,19 @@ impl LayerContext {
     }
 }
 
+/// Keeps a model's fused projections alive (see [`Transformer::fuse_for_decoding`]).
+pub struct FusedForDecoding<'m> {
+    model: &'m Transformer,
+}
+
+impl Drop for FusedForDecoding<'_> {
+    fn drop(&mut self) {
+        for layer in &self.model.layers {
+            layer.set_fused(None);
+        }
+    }
+}
+
 /// Rows moved so that each one's real tokens start at column 0: a pass over
 /// left-padded prompts followed by right-padded responses then needs no mask, only
 /// `is_causal` (real tokens see exactly the earlier real tokens, and the padding,
@@ -205,18 +218,20 @@ pub struct Transformer {
     /// Where the model was loaded from, for copying tokenizer files on save.
     source_dir: Option<PathBuf>,
     /// Which attention kernels its passes may take.
-    attention: AttentionPaths,
+    kernels: KernelPaths,
 }
 
-/// Which attention kernels a model's passes may take. Both default to what makes
-/// libtorch's SDPA pick a fused kernel on the model's device; tests turn them off to
-/// compare with the plain masked path.
+/// Which kernels a model's passes may take. Each defaults to what is fastest on the
+/// model's device (fused SDPA kernels, fewer launches); tests and benchmarks turn
+/// them off to compare with the plain paths.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub struct AttentionPaths {
+pub struct KernelPaths {
     /// Passes without a cache move each row's tokens to column 0 and attend with
     /// `is_causal` and no mask (flash attention, GQA native), when every row's real
     /// tokens are one run (a left-padded prompt, then the response) and no sliding
-    /// window is shorter than the pass.
+    /// window is shorter than the pass. On by default on CUDA only: the CPU's flash
+    /// kernel takes the mask as it is, so there it would only change the float path
+    /// (and with it every CPU training trajectory the tests pin).
     pub causal_when_aligned: bool,
     /// Where a mask is needed (decoding, a shared prompt's cache), keys and values are
     /// repeated to every query head first: the memory-efficient kernel takes any mask
@@ -224,19 +239,37 @@ pub struct AttentionPaths {
     /// kernel, which materialises `[B, H, T, S]` float32 scores. On by default on
     /// CUDA only: on the CPU the copy buys nothing.
     pub expand_masked_kv: bool,
+    /// While decoding, each layer's q, k and v projections run as one matrix product
+    /// and its gate and up projections as another, from matrices concatenated once
+    /// per decoding run in the compute dtype (`Transformer::fuse_for_decoding`). A
+    /// decoding step is launch-bound on a GPU: this removes three of a layer's seven
+    /// GEMMs (and their autocast casts). Training passes keep the checkpoint's
+    /// separate matrices, so gradients and saving are untouched. On by default on
+    /// CUDA only (on the CPU it would only change the float path).
+    pub fused_decoding_projections: bool,
 }
 
-impl AttentionPaths {
-    /// The paths before the fused ones: every pass masked, grouped heads broadcast.
+impl KernelPaths {
+    /// The paths before the fused ones: every pass masked, grouped heads broadcast,
+    /// separate projections.
     pub const MASKED: Self = Self {
         causal_when_aligned: false,
         expand_masked_kv: false,
+        fused_decoding_projections: false,
+    };
+
+    /// Every fused path on (CUDA's default).
+    pub const FUSED: Self = Self {
+        causal_when_aligned: true,
+        expand_masked_kv: true,
+        fused_decoding_projections: true,
     };
 
     pub fn for_device(device: Device) -> Self {
-        Self {
-            causal_when_aligned: true,
-            expand_masked_kv: device.is_cuda(),
+        if device.is_cuda() {
+            Self::FUSED
+        } else {
+            Self::MASKED
         }
     }
 }
@@ -352,6 +385,7 @@ impl Transformer {
                     up: get(&format!("{p}.mlp.up_proj.weight"))?,
                     down: get(&format!("{p}.mlp.down_proj.weight"))?,
                 },
+                fused: Default::default(),
             });
         }
         let embed = get("model.embed_tokens.weight")?;
@@ -377,7 +411,7 @@ impl Transformer {
             kind,
             precision: Precision::default(),
             source_dir: None,
-            attention: AttentionPaths::for_device(device),
+            kernels: KernelPaths::for_device(device),
         })
     }
 
@@ -400,12 +434,12 @@ impl Transformer {
 
     /// Sets which attention kernels the passes may take (equivalence tests, A/B
     /// benchmarks); the default follows the device.
-    pub fn set_attention_paths(&mut self, paths: AttentionPaths) {
-        self.attention = paths;
+    pub fn set_kernel_paths(&mut self, paths: KernelPaths) {
+        self.kernels = paths;
     }
 
-    pub fn attention_paths(&self) -> AttentionPaths {
-        self.attention
+    pub fn kernel_paths(&self) -> KernelPaths {
+        self.kernels
     }
 
     /// Runs `f` (a pass of this model) under the autocast its precision asks for on
@@ -494,6 +528,23 @@ impl Transformer {
         self.norm.forward(&h)
     }
 
+    /// Fuses every layer's projections for a decoding run, if the kernel paths ask
+    /// for it; they are dropped when the guard is. The weights must not change
+    /// meanwhile (no optimizer step while decoding: RL samples, then trains).
+    pub fn fuse_for_decoding(&self) -> Option<FusedForDecoding<'_>> {
+        if !self.kernels.fused_decoding_projections {
+            return None;
+        }
+        let kind = match self.precision.autocasts_on(self.device) {
+            true => Kind::BFloat16,
+            false => self.kind,
+        };
+        for layer in &self.layers {
+            layer.set_fused(Some(kind));
+        }
+        Some(FusedForDecoding { model: self })
+    }
+
     /// The token embeddings of `ids`.
     fn embed(&self, ids: &Tensor) -> Tensor {
         Tensor::embedding(&self.embed, ids, -1, false, false)
@@ -515,7 +566,7 @@ impl Transformer {
                 cos,
                 sin,
                 cache_kind: self.compute_kind(),
-                expand_masked_kv: self.attention.expand_masked_kv,
+                expand_masked_kv: self.kernels.expand_masked_kv,
             };
             return (context, Some(alignment));
         }
@@ -533,7 +584,7 @@ impl Transformer {
     fn causal_alignment(&self, valid: &Tensor) -> Option<Alignment> {
         let t = valid.size()[1];
         let window_binds = self.sliding_window().is_some_and(|w| w < t);
-        if !self.attention.causal_when_aligned || window_binds || t == 0 {
+        if !self.kernels.causal_when_aligned || window_binds || t == 0 {
             return None;
         }
         Alignment::of_single_runs(valid)
@@ -594,7 +645,7 @@ impl Transformer {
             cos,
             sin,
             cache_kind: self.compute_kind(),
-            expand_masked_kv: self.attention.expand_masked_kv,
+            expand_masked_kv: self.kernels.expand_masked_kv,
         }
     }
 

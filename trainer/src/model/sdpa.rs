@@ -6,7 +6,7 @@
 //! the whole `[B, H, T, S]` score tensor in float32; flash and memory-efficient
 //! attention never materialise it. On CUDA, flash takes no explicit mask and the
 //! memory-efficient kernel takes no grouped-query broadcast, so the call's form
-//! decides ([`super::AttentionPaths`]).
+//! decides ([`super::KernelPaths`]).
 
 use serde::Serialize;
 use tch::{Kind, Tensor};
@@ -72,7 +72,7 @@ impl Transformer {
     pub fn sdpa_choices(&self, rows: i64, prompt: i64, response: i64) -> SdpaChoices {
         let total = prompt + response;
         let causal =
-            self.attention.causal_when_aligned && self.sliding_window().is_none_or(|w| w >= total);
+            self.kernels.causal_when_aligned && self.sliding_window().is_none_or(|w| w >= total);
         tch::no_grad(|| {
             self.autocast(|| SdpaChoices {
                 training_pass: self.sdpa_choice(rows, total, total, !causal),
@@ -86,7 +86,7 @@ impl Transformer {
     fn sdpa_choice(&self, rows: i64, t: i64, s: i64, masked: bool) -> SdpaBackend {
         let c = &self.config;
         let kind = self.compute_kind();
-        let expand = masked && self.attention.expand_masked_kv;
+        let expand = masked && self.kernels.expand_masked_kv;
         let kv_heads = if expand { c.num_heads } else { c.num_kv_heads };
         let q = Tensor::zeros([rows, c.num_heads, t, c.head_dim], (kind, self.device));
         let kv = Tensor::zeros([rows, kv_heads, s, c.head_dim], (kind, self.device));

@@ -556,6 +556,7 @@ pub(crate) fn decode_steps(
     };
     // The cache's buffers sized once for the whole run (each step writes in place).
     cache.reserve(params.max_new_tokens as i64);
+    let _fused = model.fuse_for_decoding();
     let mut strings = StopStrings::new(b as usize);
     let mut live = LiveRows::all(b, device, compact);
     let check_every = params.check_every(device);
