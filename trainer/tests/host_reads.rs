@@ -15,11 +15,10 @@ use cascade_trainer::model::Transformer;
 use cascade_trainer::sampling::{generate_groups_reporting, Generation, SamplingParams};
 use tch::{Device, Kind};
 
-fn run(
-    model: &Transformer,
-    prompts: &[Vec<i64>],
-    every: usize,
-) -> (Generation, Vec<(usize, Vec<Vec<i64>>)>) {
+/// Groups reported early: (group index, its rows' responses).
+type Reported = Vec<(usize, Vec<Vec<i64>>)>;
+
+fn run(model: &Transformer, prompts: &[Vec<i64>], every: usize) -> (Generation, Reported) {
     let params = SamplingParams {
         max_new_tokens: 24,
         stop_ids: vec![3, 17],
