@@ -11,6 +11,9 @@
 //!   always through the guarded calls of `cascade_envs::scoring`. The one reward it
 //!   computes is a reward model's score, for environments that declare one
 //!   (`Environment::model_reward`, the `rlhf` env): a model runs where models run.
+//! - Its only native code beside tch is `csrc/` (libtorch kernels tch does not bind:
+//!   fused AdamW, foreach clipping, the SDPA math switch), built against the same
+//!   libtorch; C++ exceptions never cross into Rust (the shim returns messages).
 
 pub mod device;
 pub mod grpo;
