@@ -10,6 +10,4 @@ void cascade_set_math_sdpa_enabled(bool enabled) {
   at::globalContext().setSDPUseMath(enabled);
 }
 
-bool cascade_math_sdpa_enabled() { return at::globalContext().userEnabledMathSDP(); }
-
 }  // extern "C"

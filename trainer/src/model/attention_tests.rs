@@ -1,6 +1,10 @@
 //! The fused-kernel attention paths against the plain masked one: the causal pass
 //! over right-aligned rows, and keys/values repeated to every head under a mask, give
 //! the same logits at every real position and the same gradients.
+//!
+//! Each test builds one model and switches its paths between passes: libtorch's
+//! random stream is global, and two models drawn while other tests draw too would
+//! not hold the same weights.
 
 use tch::{Device, Kind, Tensor};
 
@@ -13,12 +17,24 @@ const CAUSAL: KernelPaths = KernelPaths {
     ..KernelPaths::MASKED
 };
 
-fn model(paths: KernelPaths) -> Transformer {
+fn model() -> Transformer {
     let config = ModelConfig::from_json(TINY_TEST_CONFIG).expect("config");
     let mut model = Transformer::random(config, Device::Cpu, Kind::Float, 5).expect("model");
-    model.set_kernel_paths(paths);
     model.set_trainable(true);
     model
+}
+
+/// Every parameter's gradient, read and then cleared for the next pass.
+fn take_grads(model: &Transformer) -> Vec<Tensor> {
+    model
+        .parameters()
+        .values()
+        .map(|p| {
+            let grad = p.grad().copy();
+            let _ = p.grad().zero_();
+            grad
+        })
+        .collect()
 }
 
 /// Rows as training sees them: a left-padded prompt, then a response that ends
@@ -50,12 +66,7 @@ fn pass(model: &Transformer, ids: &Tensor, valid: &Tensor) -> (Tensor, Vec<Tenso
     let real = valid.unsqueeze(-1).to_kind(Kind::Float);
     let weights = Tensor::arange(logits.size()[2], (Kind::Float, Device::Cpu)).sin();
     (&logits * &real * weights).sum(Kind::Float).backward();
-    let grads = model
-        .parameters()
-        .values()
-        .map(|p| p.grad().copy())
-        .collect();
-    (logits * real, grads)
+    (logits * real, take_grads(model))
 }
 
 fn max_diff(a: &Tensor, b: &Tensor) -> f64 {
@@ -76,13 +87,15 @@ fn assert_close(a: &Tensor, b: &Tensor, what: &str) {
 fn the_causal_pass_over_aligned_rows_equals_the_masked_pass() {
     crate::numerics::pin_for_tests();
     let (ids, valid) = rows();
-    let causal = model(CAUSAL);
+    let mut model = model();
+    model.set_kernel_paths(CAUSAL);
     assert!(
-        causal.causal_alignment(&valid).is_some(),
+        model.causal_alignment(&valid).is_some(),
         "rows are single runs"
     );
-    let (logits_c, grads_c) = pass(&causal, &ids, &valid);
-    let (logits_m, grads_m) = pass(&model(MASKED), &ids, &valid);
+    let (logits_c, grads_c) = pass(&model, &ids, &valid);
+    model.set_kernel_paths(MASKED);
+    let (logits_m, grads_m) = pass(&model, &ids, &valid);
     assert_close(&logits_c, &logits_m, "logits");
     for (c, m) in grads_c.iter().zip(&grads_m) {
         assert_close(c, m, "gradients");
@@ -93,8 +106,9 @@ fn the_causal_pass_over_aligned_rows_equals_the_masked_pass() {
 fn the_recomputed_trunk_takes_the_causal_path_alike() {
     crate::numerics::pin_for_tests();
     let (ids, valid) = rows();
-    let recomputed = |paths| {
-        let model = model(paths);
+    let mut model = model();
+    let mut recomputed = |paths| {
+        model.set_kernel_paths(paths);
         let trunk = model.forward_hidden_recomputed(&ids, &valid);
         let real = valid.unsqueeze(-1).to_kind(Kind::Float);
         let hidden = &trunk.hidden * &real;
@@ -102,12 +116,7 @@ fn the_recomputed_trunk_takes_the_causal_path_alike() {
             .sum(Kind::Float)
             .backward();
         trunk.backward_layers();
-        let grads: Vec<Tensor> = model
-            .parameters()
-            .values()
-            .map(|p| p.grad().copy())
-            .collect();
-        (hidden.detach(), grads)
+        (hidden.detach(), take_grads(&model))
     };
     let (hidden_c, grads_c) = recomputed(CAUSAL);
     let (hidden_m, grads_m) = recomputed(MASKED);
@@ -140,8 +149,9 @@ fn rows_with_a_hole_keep_the_mask() {
 fn repeated_key_value_heads_decode_alike() {
     crate::numerics::pin_for_tests();
     let (ids, valid) = rows();
-    let decode = |paths| {
-        let model = model(paths);
+    let mut model = model();
+    let mut decode = |paths| {
+        model.set_kernel_paths(paths);
         tch::no_grad(|| {
             let mut cache = model.new_cache();
             let (prompt, rest) = (ids.narrow(1, 0, 7), ids.narrow(1, 7, 9));
@@ -166,8 +176,9 @@ fn repeated_key_value_heads_decode_alike() {
 fn fused_projections_decode_alike() {
     crate::numerics::pin_for_tests();
     let (ids, valid) = rows();
-    let decode = |paths: KernelPaths| {
-        let model = model(paths);
+    let mut model = model();
+    let mut decode = |paths: KernelPaths| {
+        model.set_kernel_paths(paths);
         let fused = model.fuse_for_decoding();
         assert_eq!(fused.is_some(), paths.fused_decoding_projections);
         assert_eq!(

@@ -198,11 +198,6 @@ impl KvCache {
         (self.key_valid.append(valid), all_positions)
     }
 
-    /// Every cached position's validity `[B, S]`, if any.
-    pub fn key_valid(&self) -> Option<Tensor> {
-        self.key_valid.filled()
-    }
-
     fn map_rows(&mut self, f: impl Fn(&Tensor) -> Tensor + Copy) {
         for layer in &mut self.layers {
             layer.map_rows(f);

@@ -15,18 +15,12 @@ use super::Transformer;
 
 extern "C" {
     fn cascade_set_math_sdpa_enabled(enabled: bool);
-    fn cascade_math_sdpa_enabled() -> bool;
 }
 
 /// Allows or forbids libtorch's math SDPA kernel, for the whole process.
 pub fn set_math_sdpa_enabled(enabled: bool) {
     // SAFETY: a setter on libtorch's global context; it does not throw.
     unsafe { cascade_set_math_sdpa_enabled(enabled) }
-}
-
-pub fn math_sdpa_enabled() -> bool {
-    // SAFETY: a getter on libtorch's global context.
-    unsafe { cascade_math_sdpa_enabled() }
 }
 
 /// libtorch's `sdp::SDPBackend`, by the index `_fused_sdp_choice` returns.
