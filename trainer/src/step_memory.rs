@@ -20,11 +20,12 @@ use serde_json::json;
 use tch::{Device, Kind, Tensor};
 
 use crate::device::Precision;
+use crate::grpo::ImportanceCorrection;
 use crate::grpo::{policy_loss, PolicyLossOptions};
 use crate::logprobs::{backward_by_chunks, PassMemory, PromptPass, SamplingDistribution};
 use crate::logprobs::{frozen_pass, token_logprobs, Activations, MicroBatching, SequenceBatch};
 use crate::model::{ModelConfig, ModelError, Transformer};
-use crate::mopd::{mopd_loss, WeightGate};
+use crate::mopd::mopd_loss;
 use crate::optim::{AdamW, AdamWConfig};
 use crate::throughput::forward_flops_per_token;
 
@@ -287,7 +288,7 @@ fn mopd_backward(
                 &sampling,
                 &teacher,
                 &mask,
-                WeightGate::default(),
+                ImportanceCorrection::CASCADE_MOPD,
                 tokens,
             );
             outcome.add(&loss, &chunk.logp, &mask);

@@ -18,10 +18,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use cascade_trainer::grpo::step::grpo_step;
+use cascade_trainer::grpo::ImportanceCorrection;
 use cascade_trainer::logprobs::{token_logprobs, MicroBatching, SequenceBatch};
 use cascade_trainer::model::Transformer;
 use cascade_trainer::mopd::step::{mopd_step, MopdConfig, TeacherPool};
-use cascade_trainer::mopd::WeightGate;
 use cascade_trainer::optim::{AdamW, AdamWConfig, Decay, Schedule};
 use cascade_trainer::sampling::PromptBatch;
 use cascade_trainer::toy::addition::Problem;
@@ -192,7 +192,7 @@ fn mopd_curve(
         sampling: task.grpo.sampling.clone(),
         micro_batch: MicroBatching::Rows(64),
         max_grad_norm: 1.0,
-        gate: WeightGate::default(),
+        importance: ImportanceCorrection::CASCADE_MOPD,
         memory: Default::default(),
     };
     let sched = schedule(lr);

@@ -142,6 +142,7 @@ fn grpo_config(tok: &TextTokenizer, seed: i64) -> GrpoConfig {
         micro_batch: MicroBatching::Rows(PROMPTS * GROUP),
         max_grad_norm: 1.0,
         memory: Default::default(),
+        importance: Default::default(),
     }
 }
 

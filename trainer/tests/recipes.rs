@@ -403,3 +403,75 @@ fn a_genrm_eval_set_names_a_bad_baseline_or_endpoint() {
         "http:// URL",
     );
 }
+
+/// `importance_correction` on GRPO and MOPD stages: each kind parses with NeMo-RL's
+/// default bounds, MOPD keeps Cascade's gate when the key is absent, and a bad kind,
+/// key or bound is refused by name.
+#[test]
+fn the_importance_correction_key_parses_and_refuses_bad_values() {
+    use cascade_trainer::grpo::ImportanceCorrection;
+    use cascade_trainer::recipe::StageSpec;
+    let on_grpo = |value: &str| {
+        GOOD.replacen(
+            "group_size = 4\nmax_new_tokens = 4",
+            &format!("group_size = 4\nmax_new_tokens = 4\nimportance_correction = {value}"),
+            1,
+        )
+    };
+    let parsed = |text: &str| {
+        let recipe = Recipe::parse(text, Path::new("r.toml")).expect("parses");
+        let grpo = match &recipe.stages[0] {
+            StageSpec::Grpo(g) => g.importance_correction,
+            other => panic!("{other:?}"),
+        };
+        let mopd = match &recipe.stages[1] {
+            StageSpec::Mopd(m) => m.importance_correction,
+            other => panic!("{other:?}"),
+        };
+        (grpo, mopd)
+    };
+    assert_eq!(
+        parsed(GOOD),
+        (
+            ImportanceCorrection::Off,
+            ImportanceCorrection::CASCADE_MOPD
+        )
+    );
+    let text = on_grpo("{ kind = \"seq-mask-tis\" }");
+    check(&text).expect("valid");
+    assert_eq!(
+        parsed(&text).0,
+        ImportanceCorrection::SeqMaskTis {
+            min: 0.999,
+            max: 1.002
+        }
+    );
+    let text = on_grpo("{ kind = \"tis\", max = 3 }");
+    assert_eq!(
+        parsed(&text).0,
+        ImportanceCorrection::Tis { min: 0.0, max: 3.0 }
+    );
+    let mopd_off = GOOD.replacen(
+        "group_size = 2\nmax_new_tokens = 4",
+        "group_size = 2\nmax_new_tokens = 4\nimportance_correction = { kind = \"off\" }",
+        1,
+    );
+    assert_eq!(parsed(&mopd_off).1, ImportanceCorrection::Off);
+    fails_with(&on_grpo("{ kind = \"tis2\" }"), "unknown variant `tis2`");
+    fails_with(
+        &on_grpo("{ kind = \"tis\", mx = 2.0 }"),
+        "unknown field `mx`",
+    );
+    fails_with(
+        &on_grpo("{ kind = \"icepop\", min = 3.0, max = 2.0 }"),
+        "stage[0].importance_correction.min",
+    );
+    fails_with(
+        &on_grpo("{ kind = \"tis\", max = -1.0 }"),
+        "stage[0].importance_correction.max",
+    );
+    fails_with(
+        &GOOD.replacen("steps = 2", "steps = 2\nimportance = \"tis\"", 1),
+        "unknown field `importance`",
+    );
+}

@@ -22,9 +22,9 @@ use cascade_trainer::device::Precision;
 use cascade_trainer::grpo::step::{
     grpo_update, sample_and_score, sample_and_score_batch, BatchScorer, GrpoConfig,
 };
+use cascade_trainer::grpo::ImportanceCorrection;
 use cascade_trainer::logprobs::{token_logprobs, MicroBatching, SequenceBatch};
 use cascade_trainer::mopd::step::{mopd_step, MopdConfig, TeacherPool};
-use cascade_trainer::mopd::WeightGate;
 use cascade_trainer::optim::AdamW;
 use cascade_trainer::sampling::{generate_groups, Generation, SamplingParams};
 use cascade_trainer::toy::bench::ToyTask;
@@ -269,7 +269,7 @@ fn mopd_micro_batches_by_tokens_give_the_padded_gradient() {
             micro_batch,
             // No clipping: the gradients are compared as the loss left them.
             max_grad_norm: 0.0,
-            gate: WeightGate::default(),
+            importance: ImportanceCorrection::CASCADE_MOPD,
             memory: Default::default(),
         };
         let mut optimizer = AdamW::new(student.parameters(), Default::default());

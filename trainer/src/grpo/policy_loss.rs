@@ -40,13 +40,30 @@ pub struct PolicyLossOptions {
 
 /// The loss of one micro-batch. `logp`, `mask` `[B, C]`; `advantages` `[B]`;
 /// `old_logp` `[B, C]` or `None` for strict on-policy; `ref_logp` needed when `kl_coef > 0`.
-#[allow(clippy::assign_op_pattern)]
 pub fn policy_loss(
     logp: &Tensor,
     old_logp: Option<&Tensor>,
     ref_logp: Option<&Tensor>,
     advantages: &Tensor,
     mask: &Tensor,
+    opts: &PolicyLossOptions,
+) -> Tensor {
+    weighted_policy_loss(logp, old_logp, ref_logp, advantages, mask, None, opts)
+}
+
+/// [`policy_loss`] with each token's clipped policy term multiplied by a detached
+/// importance weight `w_t` `[B, C]` (see [`super::importance`]); the KL term is not
+/// weighted, as in NeMo-RL's `ClippedPGLossFn`, where
+/// `actor_loss = masked_mean(importance_weights * clip_loss)` and the KL is added
+/// after. `None` leaves the loss exactly as [`policy_loss`] computes it.
+#[allow(clippy::assign_op_pattern)]
+pub fn weighted_policy_loss(
+    logp: &Tensor,
+    old_logp: Option<&Tensor>,
+    ref_logp: Option<&Tensor>,
+    advantages: &Tensor,
+    mask: &Tensor,
+    weights: Option<&Tensor>,
     opts: &PolicyLossOptions,
 ) -> Tensor {
     let old = match old_logp {
@@ -58,6 +75,9 @@ pub fn policy_loss(
     let unclipped = &ratio * &adv;
     let clipped = ratio.clamp(1.0 - opts.epsilon_low, 1.0 + opts.epsilon_high) * &adv;
     let mut per_token = -unclipped.minimum(&clipped);
+    if let Some(w) = weights {
+        per_token = per_token * w.detach();
+    }
     if opts.kl_coef > 0.0 {
         if let Some(ref_logp) = ref_logp {
             let delta = (ref_logp - logp).clamp(-KL_DELTA_CLAMP, KL_DELTA_CLAMP);

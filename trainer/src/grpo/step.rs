@@ -10,9 +10,10 @@ use rayon::prelude::*;
 use serde::Deserialize;
 use tch::{Kind, Tensor};
 
+use super::importance::{ImportanceMetrics, MismatchFigures};
 use super::{
-    group_advantages, is_scored, policy_loss, AdvantageOptions, GroupAdvantages, PolicyLossOptions,
-    MIN_SCORED_PER_GROUP,
+    group_advantages, is_scored, weighted_policy_loss, AdvantageOptions, GroupAdvantages,
+    ImportanceCorrection, PolicyLossOptions, MIN_SCORED_PER_GROUP,
 };
 use crate::logprobs::{
     backward_by_chunks, bucketed_micro_batches, frozen_pass, token_logprobs_at, MicroBatching,
@@ -52,6 +53,9 @@ pub struct GrpoConfig {
     pub max_grad_norm: f64,
     /// What the training pass holds at once (see [`PassMemory`]).
     pub memory: PassMemory,
+    /// The truncated importance-sampling correction of the sampler's log-probs
+    /// (off: the loss exactly as strictly on-policy GRPO has it).
+    pub importance: ImportanceCorrection,
 }
 
 /// Figures of one step, written to `metrics.jsonl`.
@@ -73,6 +77,18 @@ pub struct StepStats {
     /// the two are the same policy (importance ratio exactly 1), so this is float
     /// rounding; anything larger means sampling and training disagree (a bug).
     pub logprob_drift_max: f64,
+    /// The train/sampler mismatch: mean k3 KL(π_sampler ‖ π_θ) over the loss's tokens
+    /// (NeMo-RL's `gen_kl_error`; see [`super::importance`]).
+    pub sampler_kl_mean: f64,
+    /// With an importance correction: the mean token weight (NeMo-RL's
+    /// `sampling_importance_ratio`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub importance_weight_mean: Option<f64>,
+    /// With an importance correction: the share of the loss's tokens given weight 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub importance_masked_share: Option<f64>,
+    #[serde(flatten)]
+    pub importance: ImportanceMetrics,
     pub lr: f64,
     /// Dynamic sampling (`refill`): groups drawn beyond `prompts_per_step` to replace
     /// those without signal (0 when refill is off).
@@ -496,12 +512,14 @@ pub fn grpo_update(
     };
     optimizer.zero_grad();
     let pass = if num_tokens > 0 {
+        let mut figures = PassFigures::default();
         let loss = LossInputs {
             advantages: &advantages,
             mask: &loss_mask,
+            keep: sequence_keep(policy, generation, &loss_mask, cfg, &mut figures),
             opts: &loss_opts,
         };
-        backward_pass(policy, &batch, &scored, &loss, cfg)
+        backward_pass(policy, &batch, &scored, &loss, cfg, figures)
     } else {
         PassFigures::default()
     };
@@ -526,6 +544,12 @@ pub fn grpo_update(
         pass.train_tokens,
     );
     stats.logprob_drift_max = pass.drift_max;
+    stats.sampler_kl_mean = pass.mismatch.kl_mean();
+    if !cfg.importance.is_off() {
+        stats.importance_weight_mean = Some(pass.mismatch.weight_mean());
+        stats.importance_masked_share = Some(pass.mismatch.masked_share());
+    }
+    stats.importance = ImportanceMetrics::of(&cfg.importance, &pass.mismatch);
     stats.reward_early_groups = scored.early_groups;
     stats.kl_mean = scored.ref_logp.as_ref().map(|r| {
         k3_kl_mean(
@@ -560,6 +584,30 @@ struct PassFigures {
     entropy_sum: f64,
     drift_max: f64,
     train_tokens: f64,
+    mismatch: MismatchFigures,
+}
+
+/// `seq-mask-tis`'s verdict per row `[B]`, from a no-grad pass of the policy over the
+/// whole batch (a row's geometric mean needs all its tokens before the first chunk's
+/// backward; NeMo-RL reads it from the same kind of pass, `prev_logprobs`); `None`
+/// for the token-level corrections, which need no extra pass.
+fn sequence_keep(
+    policy: &Transformer,
+    generation: &Generation,
+    loss_mask: &Tensor,
+    cfg: &GrpoConfig,
+    figures: &mut PassFigures,
+) -> Option<Tensor> {
+    if !cfg.importance.masks_sequences() {
+        return None;
+    }
+    let dist = SamplingDistribution::of(&cfg.sampling);
+    let train = reference_logprobs(policy, generation, dist, cfg.micro_batch);
+    let sampled = &generation.sampling_logprobs;
+    let keep = cfg.importance.sequence_keep(&train, sampled, loss_mask)?;
+    let in_loss = loss_mask.any_dim(-1, false);
+    figures.mismatch.add_sequences(&keep, &in_loss);
+    Some(keep)
 }
 
 /// The tokens the loss covers, `[B, C]`, and how many there are: the model's own
@@ -594,6 +642,8 @@ struct LossInputs<'a> {
     advantages: &'a Tensor,
     /// `[B, C]` the tokens the loss covers.
     mask: &'a Tensor,
+    /// `[B]` `seq-mask-tis`'s kept sequences (see [`sequence_keep`]).
+    keep: Option<Tensor>,
     opts: &'a PolicyLossOptions,
 }
 
@@ -606,23 +656,14 @@ fn backward_pass(
     scored: &ScoredGroups,
     loss: &LossInputs,
     cfg: &GrpoConfig,
+    mut figures: PassFigures,
 ) -> PassFigures {
-    let n = scored.rewards.len() as i64;
-    let group = cfg.group_size.max(1) as i64;
-    let lengths: Vec<usize> = (0..n as usize)
-        .map(|r| scored.generation.completions[r].len() + scored.prompts[r / group as usize].len())
-        .collect();
-    // Micro-batches of whole groups let each prompt run once for its group.
-    let (prompts, unit) = match cfg.micro_batch.keeps_units(&lengths, group as usize) {
-        true => (PromptPass::SharedByGroup(group), group as usize),
-        false => (PromptPass::PerRow, 1),
-    };
+    let (prompts, micro_batches) = micro_batch_plan(scored, cfg);
     // The distribution the tokens were drawn from: training differentiates it, so the
     // update is on-policy at any temperature and top-p (ratio 1, drift = rounding).
     let dist = SamplingDistribution::of(&cfg.sampling);
-    let mut figures = PassFigures::default();
     let device = policy.device();
-    for rows in bucketed_micro_batches(&lengths, unit, cfg.micro_batch) {
+    for rows in micro_batches {
         let part = batch.select_trimmed(&rows);
         let width = part.completion_ids.size()[1];
         let idx = Tensor::from_slice(&rows).to_device(device);
@@ -630,6 +671,7 @@ fn backward_pass(
         let mask = pick(loss.mask);
         let sampled = pick(&scored.generation.sampling_logprobs);
         let reference = scored.ref_logp.as_ref().map(pick);
+        let keep = loss.keep.as_ref().map(|k| k.index_select(0, &idx));
         let advantages = loss.advantages.index_select(0, &idx);
         backward_by_chunks(policy, &part.view(), prompts, dist, cfg.memory, |chunk| {
             let mask = chunk.columns(&mask);
@@ -641,18 +683,44 @@ fn backward_pass(
                 .drift_max
                 .max(f64::try_from(drift).unwrap_or(f64::NAN));
             let reference = reference.as_ref().map(|r| chunk.columns(r));
-            policy_loss(
+            let sampled = chunk.columns(&sampled);
+            let weights = cfg
+                .importance
+                .token_weights(&chunk.logp, &sampled, keep.as_ref());
+            let w = weights.as_ref();
+            let mismatch = &mut figures.mismatch;
+            mismatch.add(&cfg.importance, &chunk.logp, &sampled, w, &valid);
+            weighted_policy_loss(
                 &chunk.logp,
                 None,
                 reference.as_ref(),
                 &advantages,
                 &mask,
+                w,
                 loss.opts,
             )
         });
         figures.train_tokens += part.valid_tokens();
     }
     figures
+}
+
+/// How the training pass splits `scored`: the rows of each micro-batch, and how their
+/// prompts run (micro-batches of whole groups let each prompt run once for its group).
+fn micro_batch_plan(scored: &ScoredGroups, cfg: &GrpoConfig) -> (PromptPass, Vec<Vec<i64>>) {
+    let n = scored.rewards.len();
+    let group = cfg.group_size.max(1);
+    let lengths: Vec<usize> = (0..n)
+        .map(|r| scored.generation.completions[r].len() + scored.prompts[r / group].len())
+        .collect();
+    let (prompts, unit) = match cfg.micro_batch.keeps_units(&lengths, group) {
+        true => (PromptPass::SharedByGroup(group as i64), group),
+        false => (PromptPass::PerRow, 1),
+    };
+    (
+        prompts,
+        bucketed_micro_batches(&lengths, unit, cfg.micro_batch),
+    )
 }
 
 /// Group advantages when unfinished responses are filtered: each group's mean and
@@ -716,6 +784,10 @@ fn stats(
         entropy_mean,
         grad_norm,
         logprob_drift_max: 0.0,
+        sampler_kl_mean: 0.0,
+        importance_weight_mean: None,
+        importance_masked_share: None,
+        importance: ImportanceMetrics::default(),
         lr,
         refill_groups: 0,
         kl_mean: None,
@@ -825,6 +897,211 @@ mod tests {
         let stats = grpo_update(&model, &mut optimizer, 1e-3, merged, &cfg, Instant::now());
         assert!(stats.logprob_drift_max < 1e-4, "{stats:?}");
         assert!(stats.grad_norm > 0.0);
+    }
+
+    /// The training pass's own log-probs of `scored`'s tokens, `[B, C]`, taken over the
+    /// same micro-batches and chunks as [`backward_pass`] (so bit for bit the same).
+    fn training_logprobs(policy: &Transformer, scored: &ScoredGroups, cfg: &GrpoConfig) -> Tensor {
+        let generation = &scored.generation;
+        let batch = SequenceBatch {
+            prompt_ids: &generation.prompts.ids,
+            prompt_valid: &generation.prompts.valid,
+            completion_ids: &generation.completion_ids,
+            completion_valid: &generation.completion_valid,
+        };
+        let out = generation.sampling_logprobs.zeros_like();
+        let dist = SamplingDistribution::of(&cfg.sampling);
+        let (prompts, parts) = micro_batch_plan(scored, cfg);
+        for rows in parts {
+            let part = batch.select_trimmed(&rows);
+            let idx = Tensor::from_slice(&rows);
+            backward_by_chunks(policy, &part.view(), prompts, dist, cfg.memory, |chunk| {
+                tch::no_grad(|| {
+                    let mut cols = out.narrow(1, chunk.start, chunk.len);
+                    let _ = cols.index_copy_(0, &idx, &chunk.logp.detach());
+                });
+                (&chunk.logp * 0.0).sum(Kind::Float)
+            });
+        }
+        out
+    }
+
+    /// A toy model's weights and one batch it sampled, made once per test: both come
+    /// from libtorch's global random stream, which tests running beside it also draw
+    /// from, so every update of a test starts from these copies.
+    struct Fixture {
+        task: ToyTask,
+        weights: Vec<Tensor>,
+        scored: ScoredGroups,
+        cfg: GrpoConfig,
+    }
+
+    impl Fixture {
+        fn new() -> Self {
+            crate::numerics::pin_for_tests();
+            let task = ToyTask::new().expect("toy task");
+            let model = task.new_model(2).expect("model");
+            let decode = |ids: &[i64]| task.tokenizer.decode(ids).unwrap_or_default();
+            let mut cfg = task.grpo.clone();
+            cfg.group_size = 4;
+            cfg.micro_batch = MicroBatching::Rows(8);
+            let prompts: Vec<Vec<i64>> = ["1+2=", "3+4="]
+                .iter()
+                .map(|p| task.tokenizer.encode(p).expect("encode"))
+                .collect();
+            let score = |i: usize, _: &[i64]| (i % 2) as f64;
+            let scored = sample_and_score(&model, None, &prompts, &score, &decode, &cfg);
+            let weights = model
+                .parameters()
+                .values()
+                .map(|p| p.detach().copy())
+                .collect();
+            Self {
+                task,
+                weights,
+                scored,
+                cfg,
+            }
+        }
+
+        /// The model, fresh from the fixture's weights.
+        fn model(&self) -> Transformer {
+            let model = self.task.new_model(2).expect("model");
+            tch::no_grad(|| {
+                for (p, w) in model.parameters().values().zip(&self.weights) {
+                    p.shallow_clone().copy_(w);
+                }
+            });
+            model
+        }
+
+        /// The fixture's batch, copied.
+        fn scored(&self) -> ScoredGroups {
+            let s = &self.scored;
+            let rows: Vec<i64> = (0..s.rewards.len() as i64).collect();
+            let size = self.cfg.group_size;
+            let row_prompts: Vec<Vec<i64>> = rows
+                .iter()
+                .map(|&r| s.prompts[r as usize / size].clone())
+                .collect();
+            let parts = [(&s.generation, rows)];
+            ScoredGroups {
+                prompts: s.prompts.clone(),
+                generation: Generation::select_rows(&parts, &row_prompts, self.cfg.sampling.pad_id),
+                rewards: s.rewards.clone(),
+                ref_logp: None,
+                sample_s: 0.0,
+                reference_s: 0.0,
+                reward_wait_s: 0.0,
+                early_groups: 0,
+            }
+        }
+
+        /// One update with `importance`; `sampler` rewrites the recorded sampling
+        /// log-probs first. Returns the stats and the updated weights.
+        fn update(
+            &self,
+            importance: ImportanceCorrection,
+            sampler: impl Fn(&Transformer, &ScoredGroups, &GrpoConfig) -> Option<Tensor>,
+        ) -> (StepStats, Vec<Tensor>) {
+            let model = self.model();
+            let cfg = GrpoConfig {
+                importance,
+                ..self.cfg.clone()
+            };
+            let mut scored = self.scored();
+            if let Some(logp) = sampler(&model, &scored, &cfg) {
+                scored.generation.sampling_logprobs = logp;
+            }
+            let mut optimizer = AdamW::new(model.parameters(), Default::default());
+            let stats = grpo_update(&model, &mut optimizer, 1e-3, scored, &cfg, Instant::now());
+            let weights = model
+                .parameters()
+                .values()
+                .map(|p| p.detach().copy())
+                .collect();
+            (stats, weights)
+        }
+    }
+
+    /// Sampler log-probs equal to the trainer's: every kind's weights are exactly 1
+    /// and nothing is masked, so the update is bit for bit today's uncorrected step.
+    #[test]
+    fn sampler_logprobs_equal_to_the_trainers_give_exactly_the_uncorrected_step() {
+        let fixture = Fixture::new();
+        let (today, today_weights) = fixture.update(ImportanceCorrection::Off, |_, _, _| None);
+        assert!(today.importance_weight_mean.is_none(), "{today:?}");
+        assert!(today.grad_norm > 0.0);
+        let kinds = [
+            ImportanceCorrection::Tis { min: 0.0, max: 2.0 },
+            ImportanceCorrection::Icepop { min: 0.5, max: 5.0 },
+            ImportanceCorrection::SeqMaskTis {
+                min: 0.999,
+                max: 1.002,
+            },
+        ];
+        for kind in kinds {
+            let equal = |m: &Transformer, s: &ScoredGroups, c: &GrpoConfig| {
+                Some(training_logprobs(m, s, c))
+            };
+            let (stats, weights) = fixture.update(kind, equal);
+            assert_eq!(stats.importance_weight_mean, Some(1.0), "{kind:?}");
+            assert_eq!(stats.importance_masked_share, Some(0.0), "{kind:?}");
+            assert_eq!(stats.sampler_kl_mean, 0.0, "{kind:?}");
+            assert_eq!(stats.logprob_drift_max, 0.0, "{kind:?}");
+            let shares = [
+                stats.importance.importance_out_of_bounds_share,
+                stats.importance.importance_masked_sequence_share,
+            ];
+            assert!(shares.iter().flatten().all(|s| *s == 0.0), "{kind:?}");
+            assert_eq!(stats.grad_norm, today.grad_norm, "{kind:?}");
+            for (a, b) in weights.iter().zip(&today_weights) {
+                assert!(a.equal(b), "{kind:?}: the update differs");
+            }
+        }
+    }
+
+    /// A sampler far off on one row (its tokens' ratio e^−3 ≈ 0.05): ICE-POP masks that
+    /// row's tokens, `seq-mask-tis` the row, and the metrics say how much.
+    #[test]
+    fn a_mismatched_row_is_masked_and_reported() {
+        let shifted = |m: &Transformer, s: &ScoredGroups, c: &GrpoConfig| {
+            let logp = training_logprobs(m, s, c);
+            let _ = logp.get(0).g_add_scalar_(3.0);
+            Some(logp)
+        };
+        let row_share = |stats: &StepStats, s: f64| {
+            let n = stats.rollout.completions[0].len() as f64;
+            let total: usize = stats.rollout.completions.iter().map(Vec::len).sum();
+            assert!(
+                (s - n / total as f64).abs() < 1e-9,
+                "{s} vs {n}/{total}: {stats:?}"
+            );
+        };
+        let fixture = Fixture::new();
+        let icepop = ImportanceCorrection::Icepop { min: 0.5, max: 5.0 };
+        let (icepop, _) = fixture.update(icepop, shifted);
+        row_share(&icepop, icepop.importance_masked_share.expect("on"));
+        row_share(
+            &icepop,
+            icepop
+                .importance
+                .importance_out_of_bounds_share
+                .expect("on"),
+        );
+        let want_kl = (-3.0f64).exp() - 1.0 + 3.0;
+        let kl_share = icepop.sampler_kl_mean / want_kl; // float32 sums: to 1e-7
+        assert!((kl_share - 1.0 / 8.0).abs() < 1e-6, "{icepop:?}");
+        let seq = ImportanceCorrection::SeqMaskTis {
+            min: 0.999,
+            max: 1.002,
+        };
+        let (masked, _) = fixture.update(seq, shifted);
+        row_share(&masked, masked.importance_masked_share.expect("on"));
+        assert_eq!(
+            masked.importance.importance_masked_sequence_share,
+            Some(1.0 / 8.0)
+        );
     }
 
     /// Scoring is guarded per sample, so a panic while scoring is a trainer bug: it is

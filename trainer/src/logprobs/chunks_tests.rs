@@ -5,10 +5,11 @@
 use tch::{Device, Kind, Tensor};
 
 use super::*;
+use crate::grpo::ImportanceCorrection;
 use crate::grpo::{policy_loss, PolicyLossOptions};
 use crate::logprobs::token_logprobs_at;
 use crate::model::ModelConfig;
-use crate::mopd::{mopd_loss, WeightGate};
+use crate::mopd::mopd_loss;
 
 use crate::model::config::{TINY_TEST_CONFIG as CONFIG, TINY_TEST_VOCAB as VOCAB};
 
@@ -227,7 +228,14 @@ fn mopd_pass(f: &Fixture, memory: PassMemory) -> Vec<Tensor> {
                     c.columns(&teacher),
                     c.columns(&f.mask),
                 );
-                mopd_loss(&c.logp, &s, &t, &m, WeightGate::default(), tokens)
+                mopd_loss(
+                    &c.logp,
+                    &s,
+                    &t,
+                    &m,
+                    ImportanceCorrection::CASCADE_MOPD,
+                    tokens,
+                )
             },
         )
     })

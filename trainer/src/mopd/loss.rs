@@ -1,53 +1,51 @@
-//! The MOPD token advantage, truncated importance weights and loss:
+//! The MOPD token advantage, importance weights and loss:
 //!
 //! - `a_t = log π_teacher(y_t|s_t) − log π_train(y_t|s_t)` on the sampled token only;
-//! - `r_t = π_train / π_inf`, `w_t = sg(r_t)·1[0.5 ≤ r_t ≤ 2]` (zeroed outside, not clipped);
+//! - `r_t = π_train / π_inf`, `w_t` the stage's importance correction of `r_t`
+//!   (see [`crate::grpo::importance`]); by default Cascade's gate,
+//!   `w_t = sg(r_t)·1[0.5 ≤ r_t ≤ 2]` (zeroed outside, not clipped: ICE-POP);
 //! - `L = −(1/|V|) Σ_t w_t · sg(a_t) · log π_train(y_t|s_t)`, with `|V|` the batch's
 //!   response tokens (so micro-batches add up to the full-batch loss).
 
 use tch::{Kind, Tensor};
 
-/// The importance-weight gate; Cascade uses [0.5, 2.0].
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct WeightGate {
-    pub low: f64,
-    pub high: f64,
-}
-
-impl Default for WeightGate {
-    fn default() -> Self {
-        Self {
-            low: 0.5,
-            high: 2.0,
-        }
-    }
-}
+use crate::grpo::ImportanceCorrection;
 
 /// `a_t`, detached.
 pub fn mopd_advantage(teacher_logp: &Tensor, train_logp: &Tensor) -> Tensor {
     (teacher_logp - train_logp).detach()
 }
 
-/// `w_t = r_t·1[low ≤ r_t ≤ high]`, detached, with `r_t = exp(log π_train − log π_inf)`.
-pub fn truncated_weights(train_logp: &Tensor, sampling_logp: &Tensor, gate: WeightGate) -> Tensor {
-    let r = (train_logp.detach() - sampling_logp).exp();
-    let inside = r.ge(gate.low).logical_and(&r.le(gate.high));
-    r * inside.to_kind(Kind::Float)
-}
-
-/// The MOPD loss of one micro-batch (all tensors `[B, C]`; `mask` false at padding).
+/// The MOPD loss of one micro-batch (all tensors `[B, C]`; `mask` false at padding),
+/// its weights from `correction` token by token (a sequence-level correction needs
+/// its sequence verdict: use [`mopd_loss_weighted`]).
 pub fn mopd_loss(
     train_logp: &Tensor,
     sampling_logp: &Tensor,
     teacher_logp: &Tensor,
     mask: &Tensor,
-    gate: WeightGate,
+    correction: ImportanceCorrection,
     num_tokens: f64,
 ) -> Tensor {
-    let w = truncated_weights(train_logp, sampling_logp, gate);
+    let w = correction.token_weights(train_logp, sampling_logp, None);
+    mopd_loss_weighted(train_logp, w.as_ref(), teacher_logp, mask, num_tokens)
+}
+
+/// [`mopd_loss`] given the detached weights `w_t` (`None`: every weight 1).
+pub fn mopd_loss_weighted(
+    train_logp: &Tensor,
+    weights: Option<&Tensor>,
+    teacher_logp: &Tensor,
+    mask: &Tensor,
+    num_tokens: f64,
+) -> Tensor {
     let a = mopd_advantage(teacher_logp, train_logp);
     let m = mask.to_kind(Kind::Float);
-    -(w * a * train_logp * m).sum(train_logp.kind()) / num_tokens.max(1.0)
+    let weighted = match weights {
+        Some(w) => w * a,
+        None => a,
+    };
+    -(weighted * train_logp * m).sum(train_logp.kind()) / num_tokens.max(1.0)
 }
 
 #[cfg(test)]
@@ -65,8 +63,12 @@ mod tests {
             -1.0 - 0.4f32.ln(),
             -1.0 - 2f32.ln(),
         ]);
-        let w: Vec<f32> =
-            Vec::try_from(truncated_weights(&train, &sampling, WeightGate::default())).unwrap();
+        let w: Vec<f32> = Vec::try_from(
+            ImportanceCorrection::CASCADE_MOPD
+                .token_weights(&train, &sampling, None)
+                .unwrap(),
+        )
+        .unwrap();
         assert!(
             (w[0] - 1.0).abs() < 1e-6 && w[1] == 0.0 && w[2] == 0.0 && (w[3] - 2.0).abs() < 1e-5,
             "{w:?}"
@@ -86,7 +88,7 @@ mod tests {
             &sampling,
             &teacher,
             &mask,
-            WeightGate::default(),
+            ImportanceCorrection::CASCADE_MOPD,
             2.0,
         );
         let value = f64::try_from(&loss).unwrap();

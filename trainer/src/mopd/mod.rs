@@ -20,5 +20,5 @@ pub mod step;
 pub mod teachers;
 pub mod tempered;
 
-pub use loss::{mopd_advantage, mopd_loss, truncated_weights, WeightGate};
+pub use loss::{mopd_advantage, mopd_loss, mopd_loss_weighted};
 pub use teachers::{select_teachers, TeacherChoice, TeacherError};

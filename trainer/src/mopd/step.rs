@@ -11,11 +11,13 @@ use std::time::Instant;
 
 use tch::{Kind, Tensor};
 
-use super::loss::{mopd_advantage, mopd_loss, truncated_weights, WeightGate};
+use super::loss::{mopd_advantage, mopd_loss_weighted};
 use super::tempered::tempered;
+use crate::grpo::importance::{ImportanceMetrics, MismatchFigures};
+use crate::grpo::ImportanceCorrection;
 use crate::logprobs::{
-    backward_by_chunks, batch_lengths, bucketed_micro_batches, MicroBatching, OwnedSequenceBatch,
-    PassMemory, PromptPass, SequenceBatch,
+    backward_by_chunks, batch_lengths, bucketed_micro_batches, frozen_pass, token_logprobs_at,
+    MicroBatching, OwnedSequenceBatch, PassMemory, PromptPass, SequenceBatch,
 };
 use crate::model::{ModelError, Transformer};
 use crate::optim::AdamW;
@@ -29,7 +31,10 @@ pub struct MopdConfig {
     /// How the training and teacher passes split the batch.
     pub micro_batch: MicroBatching,
     pub max_grad_norm: f64,
-    pub gate: WeightGate,
+    /// The importance correction of the sampler's log-probs (the stage's
+    /// `importance_correction`; by default Cascade's gate,
+    /// [`ImportanceCorrection::CASCADE_MOPD`]).
+    pub importance: ImportanceCorrection,
     /// What the training pass holds at once (see [`PassMemory`]).
     pub memory: PassMemory,
 }
@@ -45,6 +50,11 @@ pub struct MopdStats {
     pub truncated_share_by_domain: BTreeMap<String, f64>,
     /// Mean importance weight `w_t` over response tokens: 1 when strictly on-policy.
     pub importance_weight_mean: f64,
+    /// The train/sampler mismatch: mean k3 KL(π_sampler ‖ π_train) over response
+    /// tokens (NeMo-RL's `gen_kl_error`; see [`crate::grpo::importance`]).
+    pub sampler_kl_mean: f64,
+    #[serde(flatten)]
+    pub importance: ImportanceMetrics,
     pub response_len_mean: f64,
     pub entropy_mean: f64,
     pub grad_norm: f64,
@@ -132,14 +142,9 @@ pub fn mopd_step(
         teacher_s,
         start,
     };
-    Ok(summarise(
-        &generation,
-        &domain_rows,
-        &pass,
-        grad_norm,
-        lr,
-        times,
-    ))
+    let mut stats = summarise(&generation, &domain_rows, &pass, grad_norm, lr, times);
+    stats.importance = ImportanceMetrics::of(&cfg.importance, &pass.mismatch);
+    Ok(stats)
 }
 
 /// Teachers, one after another, each on its own domain's rows: the log-probabilities
@@ -180,6 +185,7 @@ struct PassFigures {
     weight_sum: f64,
     entropy_sum: f64,
     train_tokens: f64,
+    mismatch: MismatchFigures,
 }
 
 /// The MOPD loss of `batch`, backpropagated micro-batch by micro-batch, and within
@@ -197,6 +203,7 @@ fn backward_pass(
     let num_tokens = trained_tokens(generation, 0..n as usize) as f64;
     let dist = tempered(cfg.sampling.temperature);
     let device = generation.completion_ids.device();
+    let keep = sequence_keep(student, generation, batch, cfg, figures);
     let parts = bucketed_micro_batches(&batch_lengths(batch), 1, cfg.micro_batch);
     let whole = parts.len() == 1;
     for rows in parts {
@@ -210,6 +217,7 @@ fn backward_pass(
         let pick = |t: &Tensor| t.index_select(0, &idx).narrow(1, 0, width);
         let sampling = pick(&generation.sampling_logprobs);
         let teacher = pick(teacher_logp);
+        let keep = keep.as_ref().map(|k| k.index_select(0, &idx));
         // The student's own tokens: tool results in a conversation are not trained.
         let trained = pick(&generation.completion_trained);
         let pass = PromptPass::PerRow;
@@ -219,26 +227,55 @@ fn backward_pass(
             let mask = trained.to_kind(Kind::Float);
             figures.entropy_sum +=
                 f64::try_from((&chunk.entropy * &mask).sum(Kind::Float)).unwrap_or(0.0);
+            let weights = cfg
+                .importance
+                .token_weights(&chunk.logp, &sampling, keep.as_ref());
             tch::no_grad(|| {
                 let taken = ChunkTokens {
                     logp: &chunk.logp,
                     sampling: &sampling,
                     teacher: &teacher,
+                    weights: weights.as_ref(),
                     mask: &mask,
                 };
-                measure(&taken, cfg.gate, &rows, figures)
+                measure(&taken, &cfg.importance, &rows, figures)
             });
-            mopd_loss(
+            mopd_loss_weighted(
                 &chunk.logp,
-                &sampling,
+                weights.as_ref(),
                 &teacher,
                 &trained,
-                cfg.gate,
                 num_tokens,
             )
         });
         figures.train_tokens += part.valid_tokens();
     }
+}
+
+/// `seq-mask-tis`'s verdict per row `[B]`, from a no-grad pass of the student over
+/// the whole batch (a row's geometric mean needs all its tokens before the first
+/// chunk's backward); `None` for the token-level corrections.
+fn sequence_keep(
+    student: &Transformer,
+    generation: &Generation,
+    batch: &SequenceBatch,
+    cfg: &MopdConfig,
+    figures: &mut PassFigures,
+) -> Option<Tensor> {
+    if !cfg.importance.masks_sequences() {
+        return None;
+    }
+    let dist = tempered(cfg.sampling.temperature);
+    let train = frozen_pass(batch, cfg.micro_batch, student, |part| {
+        token_logprobs_at(student, part, dist).0
+    });
+    let trained = &generation.completion_trained;
+    let keep = cfg
+        .importance
+        .sequence_keep(&train, &generation.sampling_logprobs, trained)?;
+    let in_loss = trained.any_dim(-1, false);
+    figures.mismatch.add_sequences(&keep, &in_loss);
+    Some(keep)
 }
 
 /// One chunk's log-probabilities `[b, c]` (student, sampler, teacher) and the tokens
@@ -247,12 +284,19 @@ struct ChunkTokens<'a> {
     logp: &'a Tensor,
     sampling: &'a Tensor,
     teacher: &'a Tensor,
+    /// The importance weights (`None`: all 1).
+    weights: Option<&'a Tensor>,
     mask: &'a Tensor,
 }
 
 /// A chunk's advantages and importance weights (its `k`-th row is the batch's row
 /// `rows[k]`), added to the metrics.
-fn measure(tokens: &ChunkTokens, gate: WeightGate, rows: &[i64], figures: &mut PassFigures) {
+fn measure(
+    tokens: &ChunkTokens,
+    correction: &ImportanceCorrection,
+    rows: &[i64],
+    figures: &mut PassFigures,
+) {
     let per_row = |t: Tensor| -> Vec<f64> {
         let sum = (t * tokens.mask).sum_dim_intlist(-1, false, Kind::Float);
         Vec::try_from(sum.to_kind(Kind::Double)).unwrap_or_default()
@@ -261,11 +305,16 @@ fn measure(tokens: &ChunkTokens, gate: WeightGate, rows: &[i64], figures: &mut P
     for (&row, v) in rows.iter().zip(advantages) {
         figures.adv_sum[row as usize] += v;
     }
-    let w = truncated_weights(tokens.logp, tokens.sampling, gate);
-    figures.weight_sum += f64::try_from((&w * tokens.mask).sum(Kind::Double)).unwrap_or(f64::NAN);
+    let ones = tokens.mask.ones_like();
+    let w = tokens.weights.unwrap_or(&ones);
+    figures.weight_sum += f64::try_from((w * tokens.mask).sum(Kind::Double)).unwrap_or(f64::NAN);
     for (&row, v) in rows.iter().zip(per_row(w.eq(0.0).to_kind(Kind::Float))) {
         figures.gated[row as usize] += v;
     }
+    let (logp, sampling) = (tokens.logp, tokens.sampling);
+    figures
+        .mismatch
+        .add(correction, logp, sampling, tokens.weights, tokens.mask);
 }
 
 /// The student's own tokens in `rows` (what the loss covers).
@@ -308,6 +357,8 @@ fn summarise(
         truncated_share: pass.gated.iter().sum::<f64>() / tokens,
         truncated_share_by_domain: truncated_by_domain,
         importance_weight_mean: pass.weight_sum / tokens,
+        sampler_kl_mean: pass.mismatch.kl_mean(),
+        importance: ImportanceMetrics::default(),
         response_len_mean: num_tokens as f64 / rows.max(1) as f64,
         entropy_mean: pass.entropy_sum / tokens,
         grad_norm,
@@ -365,7 +416,7 @@ mod tests {
             sampling,
             micro_batch: MicroBatching::Rows(8),
             max_grad_norm: 1.0,
-            gate: WeightGate::default(),
+            importance: ImportanceCorrection::CASCADE_MOPD,
             memory: Default::default(),
         };
         let decode = |ids: &[i64]| task.tokenizer.decode(ids).unwrap_or_default();

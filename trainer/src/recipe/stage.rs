@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use super::{invalid, Algorithm, EvalSet, RecipeError, StageEnv, StageRoute};
 use crate::grpo::step::Unfinished;
-use crate::grpo::Baseline;
+use crate::grpo::{Baseline, ImportanceCorrection};
 use crate::optim::Decay;
 
 /// One `[[stage]]`, by its `algorithm` key.
@@ -205,6 +205,12 @@ pub struct GrpoStage {
     pub scale_by_std: bool,
     #[serde(default)]
     pub unfinished: Unfinished,
+    /// Truncated importance-sampling correction of the sampler's log-probs:
+    /// `{ kind = "tis" | "icepop" | "seq-mask-tis" | "off", min, max }`, bounds
+    /// defaulting per kind to NeMo-RL's (see `grpo::importance`).
+    /// Off by default: strictly on-policy, the ratio is 1 up to float rounding.
+    #[serde(default)]
+    pub importance_correction: ImportanceCorrection,
     #[serde(flatten)]
     unknown: UnknownKeys,
 }
@@ -219,6 +225,12 @@ pub struct MopdStage {
     /// Domain → `base` or an earlier stage's name.
     #[serde(default)]
     pub teachers: BTreeMap<String, String>,
+    /// Truncated importance-sampling correction of the sampler's log-probs:
+    /// `{ kind = "tis" | "icepop" | "seq-mask-tis" | "off", min, max }`, bounds
+    /// defaulting per kind to NeMo-RL's (see `grpo::importance`).
+    /// By default Cascade's gate, ICE-POP on [0.5, 2].
+    #[serde(default = "cascade_mopd_gate")]
+    pub importance_correction: ImportanceCorrection,
     #[serde(flatten)]
     unknown: UnknownKeys,
 }
@@ -263,6 +275,9 @@ pub(super) fn one() -> f64 {
 fn default_clip() -> f64 {
     0.2
 }
+fn cascade_mopd_gate() -> ImportanceCorrection {
+    ImportanceCorrection::CASCADE_MOPD
+}
 fn default_refill_rounds() -> usize {
     4
 }
@@ -272,7 +287,7 @@ fn yes() -> bool {
 
 /// Keys of the stages that sample: on an SFT stage, more likely a stage declared with
 /// the wrong algorithm than a typo, so the refusal says so.
-const SAMPLING_KEYS: [&str; 11] = [
+const SAMPLING_KEYS: [&str; 12] = [
     "group_size",
     "max_decode_rows",
     "finished_check_every",
@@ -284,6 +299,7 @@ const SAMPLING_KEYS: [&str; 11] = [
     "logit_chunk_mb",
     "activations",
     "kl",
+    "importance_correction",
 ];
 
 impl StageSpec {

@@ -8,6 +8,7 @@ use cascade_envs::Registry;
 use super::stage::{GrpoStage, MopdStage, RmStage, Rollout, StageCommon, StageSpec};
 use super::{invalid, Algorithm, Init, Recipe, RecipeError, StageEnv};
 use crate::device::DeviceChoice;
+use crate::grpo::ImportanceCorrection;
 
 /// Builds the key paths of stage `index` (`stage[3].lr`).
 #[derive(Clone, Copy)]
@@ -425,6 +426,16 @@ impl Rollout {
     }
 }
 
+/// `importance_correction`'s bounds, the bad one named (`stage[0].importance_correction.min`).
+fn check_importance(key: StageKey, c: &ImportanceCorrection) -> Result<(), RecipeError> {
+    c.check().map_err(|bad| {
+        invalid(
+            key.of(&format!("importance_correction.{}", bad.key)),
+            bad.message,
+        )
+    })
+}
+
 impl GrpoStage {
     fn validate(&self, key: StageKey) -> Result<(), RecipeError> {
         if self.rollout.group_size < 2 {
@@ -445,6 +456,7 @@ impl GrpoStage {
                 (self.kl, "kl"),
             ],
         )?;
+        check_importance(key, &self.importance_correction)?;
         if self.refill && self.refill_rounds == 0 {
             return Err(invalid(
                 key.of("refill_rounds"),
@@ -458,6 +470,7 @@ impl GrpoStage {
 impl MopdStage {
     fn validate(&self, key: StageKey, ctx: &Context) -> Result<(), RecipeError> {
         self.rollout.validate(key)?;
+        check_importance(key, &self.importance_correction)?;
         if self.rollout.top_p < 1.0 {
             // The student samples from its nucleus, but the teacher's log-probability
             // is over its full vocabulary: the advantage would compare unlike

@@ -44,6 +44,7 @@ fn grpo_config(stage: &GrpoStage, tokenizer: &TextTokenizer, seed: i64) -> GrpoC
         micro_batch: stage.rollout.micro_batching(stage.common.prompts_per_step),
         max_grad_norm: stage.common.max_grad_norm,
         memory: stage.rollout.pass_memory(),
+        importance: stage.importance_correction,
     }
 }
 

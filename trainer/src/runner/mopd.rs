@@ -11,8 +11,8 @@ use super::episodes::{any_multi_turn, episodes};
 use super::record::RunRecord;
 use super::stage::{draw, line, sampling, AlgorithmStep, StepInput};
 use super::RunError;
+use crate::mopd::select_teachers;
 use crate::mopd::step::{mopd_step, Conversations, MopdConfig, TeacherPool};
-use crate::mopd::{select_teachers, WeightGate};
 use crate::recipe::MopdStage;
 
 /// A MOPD stage's step.
@@ -70,7 +70,7 @@ impl AlgorithmStep for MopdStep<'_> {
             sampling: sampling(&stage.rollout, input.tokenizer, input.seed),
             micro_batch: stage.rollout.micro_batching(per_step),
             max_grad_norm: stage.common.max_grad_norm,
-            gate: WeightGate::default(),
+            importance: stage.importance_correction,
             memory: stage.rollout.pass_memory(),
         };
         let decode = |ids: &[i64]| input.tokenizer.decode(ids).unwrap_or_default();

@@ -68,6 +68,7 @@ impl ToyTask {
             micro_batch: MicroBatching::Rows(64),
             max_grad_norm: 1.0,
             memory: Default::default(),
+            importance: Default::default(),
         };
         Ok(Self {
             tokenizer,
